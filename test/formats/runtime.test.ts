@@ -1,0 +1,55 @@
+/// <reference types="vite/client" />
+// Guards the claim the browser run rests on: src/formats needs nothing but Web APIs, and these tests really ran
+// where their Vitest project says (Node or Chromium).
+
+import { describe, expect, inject, it } from 'vitest'
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    runtime: 'node' | 'browser'
+  }
+}
+
+const sources = import.meta.glob<string>('../../src/formats/*.ts', { query: '?raw', import: 'default', eager: true })
+
+describe('format tests runtime', () => {
+  it('runs in the environment its project names', () => {
+    if (inject('runtime') === 'browser') {
+      expect(typeof document).toBe('object')
+      expect(navigator.userAgent).toMatch(/Chrome\//)
+    } else {
+      expect(typeof document).toBe('undefined')
+      expect(typeof globalThis.process?.versions?.node).toBe('string')
+    }
+  })
+
+  it('has the Web APIs the formats use', () => {
+    expect(typeof crypto.subtle.encrypt).toBe('function')
+    expect(typeof crypto.getRandomValues).toBe('function')
+    expect(typeof TextEncoder).toBe('function')
+  })
+})
+
+describe('src/formats', () => {
+  it('imports only its own modules and zod', () => {
+    expect(Object.keys(sources).length).toBeGreaterThanOrEqual(10)
+    const all: string[] = []
+    for (const [path, source] of Object.entries(sources)) {
+      for (const [, specifier] of source.matchAll(/^(?:import|export)\s[^'"]*?from\s+'([^']+)'/gm)) {
+        all.push(specifier!)
+        expect(specifier === 'zod' || /^\.\/[a-z0-9-]+\.ts$/.test(specifier!), `${path} imports ${specifier}`).toBe(
+          true,
+        )
+      }
+    }
+    // Proves the pattern finds imports at all.
+    expect(all).toContain('zod')
+    expect(all).toContain('./errors.ts')
+  })
+
+  it('uses no Node globals', () => {
+    for (const [path, source] of Object.entries(sources)) {
+      expect(source, path).not.toMatch(/\bBuffer\b|\bprocess\b|\brequire\(|\b__dirname\b|import\(/)
+    }
+  })
+})
