@@ -1,0 +1,108 @@
+// Builds the HTTP application from its dependencies; src/server.ts only listens. Tests call buildApp and inject.
+
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import cors from '@fastify/cors'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify'
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod'
+import type { ChainContext } from '../chain/chain-context.ts'
+import type { Config } from '../config.ts'
+import type { DatabaseHandle } from '../db/database.ts'
+import { loggerOptions } from '../logging.ts'
+import { SERVICE_VERSION } from '../version.ts'
+import { registerErrorHandling, sendProblem } from './error-handler.ts'
+import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
+import { ProblemError } from './problem.ts'
+import { healthRoutes } from './routes/health.ts'
+import { infoRoutes } from './routes/info.ts'
+
+export interface AppDependencies {
+  config: Config
+  database: DatabaseHandle
+  chain: ChainContext
+  metrics?: Metrics
+  /** A logger to use instead of a new one built from the config (tests pass a silent one). */
+  logger?: FastifyBaseLogger
+}
+
+export interface Lifecycle {
+  /** Set when shutdown begins: new requests get 503 while in-flight ones finish. */
+  shuttingDown: boolean
+}
+
+export type AppInstance = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: Required<Pick<AppDependencies, 'config' | 'database' | 'chain' | 'metrics'>>
+    lifecycle: Lifecycle
+  }
+}
+
+export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
+  const { config } = deps
+  const metrics = deps.metrics ?? createMetrics()
+  const app = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
+    bodyLimit: config.limits.bodyBytes,
+    trustProxy: config.trustProxy,
+    // Our own hook answers with a problem body instead of Fastify's plain 503.
+    return503OnClosing: false,
+    requestIdHeader: false,
+  }).withTypeProvider<ZodTypeProvider>()
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  app.decorate('deps', { config, database: deps.database, chain: deps.chain, metrics })
+  app.decorate('lifecycle', { shuttingDown: false })
+  app.addHook('preClose', async () => {
+    app.lifecycle.shuttingDown = true
+  })
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-content-type-options', 'nosniff')
+    if (app.lifecycle.shuttingDown && request.url !== '/healthz') {
+      reply.header('connection', 'close')
+      return sendProblem(reply, new ProblemError(503, 'NOT_READY', 'The service is shutting down'))
+    }
+  })
+
+  registerErrorHandling(app)
+  await app.register(cors, {
+    origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+    allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
+    exposedHeaders: ['etag', 'retry-after'],
+    maxAge: 600,
+  })
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Document anchoring service',
+        version: SERVICE_VERSION,
+        description: 'Relays document anchors to the DocumentAnchors contract and verifies them publicly.',
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+    transform: jsonSchemaTransform,
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  registerHttpMetrics(app, metrics)
+
+  await app.register(healthRoutes)
+  await app.register(infoRoutes)
+  return app
+}

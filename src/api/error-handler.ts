@@ -1,0 +1,62 @@
+// Maps every error a request can end with to an RFC 9457 problem body, without leaking internals.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
+import { PROBLEM_CONTENT_TYPE, ProblemError, type ProblemFieldError } from './problem.ts'
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const problem = toProblem(error, request)
+    if (problem.status >= 500) {
+      request.log.error({ err: error }, 'request failed')
+    }
+    sendProblem(reply, problem)
+  })
+  app.setNotFoundHandler((request, reply) => {
+    sendProblem(
+      reply,
+      new ProblemError(404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`),
+    )
+  })
+}
+
+export function sendProblem(reply: FastifyReply, problem: ProblemError): FastifyReply {
+  return reply
+    .code(problem.status)
+    .headers(problem.headers)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify(problem.toBody()))
+}
+
+function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
+  if (error instanceof ProblemError) return error
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const context = error.validationContext ?? 'body'
+    const errors: ProblemFieldError[] = error.validation.map((issue) => {
+      const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.')
+      const fullPath = context === 'body' ? path || '(body)' : [context, path].filter(Boolean).join('.')
+      return { path: fullPath, message: issue.message ?? 'is invalid' }
+    })
+    return new ProblemError(400, 'VALIDATION_FAILED', `The request ${context} is invalid`, { extensions: { errors } })
+  }
+  if (isResponseSerializationError(error)) {
+    return new ProblemError(500, 'INTERNAL_ERROR', 'The server could not complete the request', { cause: error })
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ProblemError(413, 'PAYLOAD_TOO_LARGE', 'The request body exceeds the limit for this route')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ProblemError(400, 'MALFORMED_REQUEST', 'The JSON request body is empty')
+  }
+  const status = error.statusCode ?? 500
+  if (status === 400 && error instanceof SyntaxError) {
+    return new ProblemError(400, 'MALFORMED_REQUEST', 'The request body is not valid JSON')
+  }
+  if (status >= 400 && status < 500) {
+    // Fastify's own client errors (bad content length, bad URL, ...): their messages describe the request only.
+    return new ProblemError(status, status === 404 ? 'NOT_FOUND' : 'MALFORMED_REQUEST', error.message)
+  }
+  request.log.debug({ code: error.code }, 'unexpected error')
+  return new ProblemError(500, 'INTERNAL_ERROR', 'The server could not complete the request', { cause: error })
+}

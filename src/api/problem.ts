@@ -1,0 +1,90 @@
+// RFC 9457 problem details: the one error shape of the API, and the error that carries it through handlers.
+
+/** Stable, documented error codes (see docs/api.md and ../shared/API.md). */
+export type ProblemCode =
+  | 'VALIDATION_FAILED'
+  | 'MALFORMED_REQUEST'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'UNAUTHENTICATED'
+  | 'INVALID_CODE'
+  | 'FORBIDDEN'
+  | 'ANCHOR_NOT_FOUND'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'ANCHOR_CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'PREVIOUS_NOT_FOUND'
+  | 'CHAIN_TOO_DEEP'
+  | 'RATE_LIMITED'
+  | 'QUOTA_EXCEEDED'
+  | 'INTERNAL_ERROR'
+  | 'CHAIN_UNAVAILABLE'
+  | 'NOT_READY'
+
+export interface ProblemFieldError {
+  path: string
+  message: string
+}
+
+export interface ProblemBody {
+  type: string
+  title: string
+  status: number
+  detail: string
+  code: ProblemCode
+  errors?: ProblemFieldError[]
+  [extension: string]: unknown
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+}
+
+/** Thrown anywhere a request must end with a problem; the error handler turns it into the response. */
+export class ProblemError extends Error {
+  override name = 'ProblemError'
+  readonly status: number
+  readonly code: ProblemCode
+  readonly extensions: Record<string, unknown>
+  readonly headers: Record<string, string>
+
+  constructor(
+    status: number,
+    code: ProblemCode,
+    detail: string,
+    options: { extensions?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(detail, { cause: options.cause })
+    this.status = status
+    this.code = code
+    this.extensions = options.extensions ?? {}
+    this.headers = options.headers ?? {}
+  }
+
+  toBody(): ProblemBody {
+    return problemBody(this.status, this.code, this.message, this.extensions)
+  }
+}
+
+export function problemBody(
+  status: number,
+  code: ProblemCode,
+  detail: string,
+  extensions: Record<string, unknown> = {},
+): ProblemBody {
+  return { type: 'about:blank', title: TITLES[status] ?? 'Error', status, detail, code, ...extensions }
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json'

@@ -1,0 +1,29 @@
+// What a verifier needs to check anchors against the chain without trusting this service.
+import { z } from 'zod'
+import { SERVICE_VERSION } from '../../version.ts'
+import type { AppInstance } from '../app.ts'
+
+const InfoSchema = z.object({
+  chainId: z.number().int(),
+  contractAddress: z.string(),
+  relayers: z.array(z.string()),
+  publicRpcUrl: z.string().nullable(),
+  explorerTxUrl: z.string().nullable(),
+  verifyBaseUrl: z.string(),
+  version: z.string(),
+})
+
+export async function infoRoutes(app: AppInstance): Promise<void> {
+  const { chain, config } = app.deps
+  // Computed once: none of it changes while the process runs.
+  const info: z.infer<typeof InfoSchema> = {
+    chainId: chain.chainId,
+    contractAddress: chain.contractAddress.toLowerCase(),
+    relayers: chain.relayers.map((account) => account.address.toLowerCase()),
+    publicRpcUrl: chain.publicRpcUrl,
+    explorerTxUrl: chain.explorerTxUrl,
+    verifyBaseUrl: config.verifyBaseUrl,
+    version: SERVICE_VERSION,
+  }
+  app.get('/api/info', { schema: { tags: ['verify'], response: { 200: InfoSchema } } }, async () => info)
+}

@@ -1,0 +1,278 @@
+// The one place that reads the environment: turns it into a typed, validated config object once, at start.
+import { z } from 'zod'
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+const HEX_PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const MIN_JWT_SECRET_BYTES = 32
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional()
+
+const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback)
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .optional()
+  .transform((value) => value === 'true' || value === '1' || value === 'yes')
+
+const list = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  )
+
+/** `free:100,pro:5000` → { free: 100, pro: 5000 }: monthly anchor limits per plan. */
+const plans = z
+  .string()
+  .default('free:100')
+  .transform((value, ctx) => {
+    const result: Record<string, number> = {}
+    for (const entry of value.split(',')) {
+      const match = /^\s*([a-z][a-z0-9_-]*)\s*:\s*(\d+)\s*$/.exec(entry)
+      if (!match) {
+        ctx.addIssue({ code: 'custom', message: `expected "plan:limit" pairs such as "free:100", got "${entry}"` })
+        return z.NEVER
+      }
+      result[match[1]!] = Number(match[2])
+    }
+    return result
+  })
+
+const EnvSchema = z.object({
+  NODE_ENV: optionalString,
+  PRODUCTION: booleanFlag,
+  HOST: optionalString,
+  PORT: integer(3000),
+  DATA_DIR: z.string().default('./data'),
+  PUBLIC_URL: optionalString,
+  VERIFY_BASE_URL: optionalString,
+  APP_SCHEME: z
+    .string()
+    .regex(/^[a-z][a-z0-9+.-]*$/, 'a URL scheme such as "docanchor"')
+    .default('docanchor'),
+  CORS_ORIGINS: list,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: booleanFlag,
+
+  DATABASE_URL: optionalString,
+  REDIS_URL: optionalString,
+
+  RPC_URL: list,
+  CHAIN_ID: z.coerce.number().int().positive().optional(),
+  CONTRACT_ADDRESS: optionalString,
+  RELAYER_PRIVATE_KEY: list,
+  PUBLIC_RPC_URL: optionalString,
+  EXPLORER_TX_URL: optionalString,
+  CHAIN_POLLING_INTERVAL_MS: z.coerce.number().int().positive().optional(),
+
+  JWT_SECRET: optionalString,
+  JWT_ISSUER: z.string().default('document-anchoring-service'),
+  JWT_AUDIENCE: z.string().default('document-anchoring-app'),
+
+  SMTP_URL: optionalString,
+  MAIL_FROM: z.string().default('Document Anchoring <no-reply@localhost>'),
+
+  GOOGLE_CLIENT_ID: optionalString,
+  GOOGLE_CLIENT_SECRET: optionalString,
+  GOOGLE_ISSUER: z.string().url().default('https://accounts.google.com'),
+  MICROSOFT_CLIENT_ID: optionalString,
+  MICROSOFT_CLIENT_SECRET: optionalString,
+  MICROSOFT_ISSUER: z.string().url().default('https://login.microsoftonline.com/common/v2.0'),
+
+  PLANS: plans,
+  DEFAULT_PLAN: z.string().default('free'),
+  BODY_LIMIT_BYTES: integer(64 * 1024, 1024),
+  LIBRARY_BODY_LIMIT_BYTES: integer(16 * 1024 * 1024, 1024),
+  CODE_SENDS_PER_EMAIL_PER_HOUR: integer(5, 1),
+  CODE_REQUESTS_PER_IP_PER_HOUR: integer(60, 1),
+  CODE_VERIFICATIONS_PER_IP_PER_HOUR: integer(120, 1),
+  RELAY_PER_USER_PER_MINUTE: integer(60, 1),
+  VERIFY_PER_IP_PER_MINUTE: integer(600, 1),
+  VERIFY_CACHE_TTL_SECONDS: integer(60, 1),
+  SHUTDOWN_TIMEOUT_MS: integer(10_000, 100),
+})
+
+export type Env = Record<string, string | undefined>
+
+export interface Config {
+  production: boolean
+  host: string
+  port: number
+  dataDir: string
+  /** The service's own public URL; the default base of QR URLs. */
+  publicUrl: string
+  verifyBaseUrl: string
+  appScheme: string
+  corsOrigins: string[]
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL']
+  trustProxy: boolean
+  shutdownTimeoutMs: number
+  database: { url: string | undefined }
+  redis: { url: string | undefined }
+  chain: {
+    /** Empty: start the embedded anvil chain under `dataDir`. */
+    rpcUrls: string[]
+    chainId: number | undefined
+    contractAddress: `0x${string}` | undefined
+    relayerPrivateKeys: `0x${string}`[]
+    publicRpcUrl: string | undefined
+    explorerTxUrl: string | undefined
+    pollingIntervalMs: number
+  }
+  jwt: { secret: string | undefined; issuer: string; audience: string }
+  mail: { smtpUrl: string | undefined; from: string }
+  oauth: {
+    google: OAuthProviderConfig | undefined
+    microsoft: OAuthProviderConfig | undefined
+  }
+  plans: Record<string, number>
+  defaultPlan: string
+  limits: {
+    bodyBytes: number
+    libraryBodyBytes: number
+    codeSendsPerEmailPerHour: number
+    codeRequestsPerIpPerHour: number
+    codeVerificationsPerIpPerHour: number
+    relayPerUserPerMinute: number
+    verifyPerIpPerMinute: number
+  }
+  verify: { cacheTtlSeconds: number }
+}
+
+export interface OAuthProviderConfig {
+  issuer: string
+  clientId: string
+  clientSecret: string
+}
+
+/** The process's own environment: the one read of `process.env` in the codebase. */
+export function loadConfigFromProcess(): Config {
+  return loadConfig(process.env)
+}
+
+/** Parses the environment; throws ConfigError naming every bad or missing variable. */
+export function loadConfig(env: Env): Config {
+  const parsed = EnvSchema.safeParse(env)
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`)
+  }
+  const e = parsed.data
+  const production = e.PRODUCTION || e.NODE_ENV === 'production'
+  const problems: string[] = []
+
+  for (const key of e.RELAYER_PRIVATE_KEY) {
+    if (!HEX_PRIVATE_KEY.test(key)) problems.push('RELAYER_PRIVATE_KEY: each key must be 0x followed by 64 hex digits')
+  }
+  if (e.CONTRACT_ADDRESS !== undefined && !ADDRESS.test(e.CONTRACT_ADDRESS)) {
+    problems.push('CONTRACT_ADDRESS: must be 0x followed by 40 hex digits')
+  }
+  if (e.JWT_SECRET !== undefined && Buffer.byteLength(e.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
+    problems.push(`JWT_SECRET: must be at least ${MIN_JWT_SECRET_BYTES} bytes`)
+  }
+  if (e.RPC_URL.length > 0 && e.CONTRACT_ADDRESS === undefined) {
+    problems.push('CONTRACT_ADDRESS: required when RPC_URL is set (deploy with `npm run deploy`)')
+  }
+  if (e.RPC_URL.length > 0 && e.RELAYER_PRIVATE_KEY.length === 0) {
+    problems.push('RELAYER_PRIVATE_KEY: required when RPC_URL is set')
+  }
+  if (!(e.DEFAULT_PLAN in e.PLANS)) problems.push(`DEFAULT_PLAN: "${e.DEFAULT_PLAN}" is not one of PLANS`)
+  if (production) {
+    // Production never falls back to embedded state: every one of these must be given explicitly.
+    const required: [string, unknown][] = [
+      ['JWT_SECRET', e.JWT_SECRET],
+      ['DATABASE_URL', e.DATABASE_URL],
+      ['RPC_URL', e.RPC_URL.length > 0 ? e.RPC_URL : undefined],
+      ['RELAYER_PRIVATE_KEY', e.RELAYER_PRIVATE_KEY.length > 0 ? e.RELAYER_PRIVATE_KEY : undefined],
+      ['CONTRACT_ADDRESS', e.CONTRACT_ADDRESS],
+      ['SMTP_URL', e.SMTP_URL],
+      ['PUBLIC_URL', e.PUBLIC_URL],
+    ]
+    for (const [name, value] of required) {
+      if (value === undefined) problems.push(`${name}: required in production`)
+    }
+  }
+  const oauthGoogle = oauthProvider('GOOGLE', e.GOOGLE_ISSUER, e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET, problems)
+  const oauthMicrosoft = oauthProvider(
+    'MICROSOFT',
+    e.MICROSOFT_ISSUER,
+    e.MICROSOFT_CLIENT_ID,
+    e.MICROSOFT_CLIENT_SECRET,
+    problems,
+  )
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`)
+
+  const host = e.HOST ?? (production ? '0.0.0.0' : '127.0.0.1')
+  const publicUrl = trimSlash(e.PUBLIC_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${e.PORT}`)
+  const verifyBaseUrl = trimSlash(e.VERIFY_BASE_URL ?? publicUrl)
+  return {
+    production,
+    host,
+    port: e.PORT,
+    dataDir: e.DATA_DIR,
+    publicUrl,
+    verifyBaseUrl,
+    appScheme: e.APP_SCHEME,
+    corsOrigins: e.CORS_ORIGINS.length > 0 ? e.CORS_ORIGINS : [new URL(verifyBaseUrl).origin],
+    logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    database: { url: e.DATABASE_URL },
+    redis: { url: e.REDIS_URL },
+    chain: {
+      rpcUrls: e.RPC_URL,
+      chainId: e.CHAIN_ID,
+      contractAddress: e.CONTRACT_ADDRESS as `0x${string}` | undefined,
+      relayerPrivateKeys: e.RELAYER_PRIVATE_KEY as `0x${string}`[],
+      publicRpcUrl: e.PUBLIC_RPC_URL,
+      explorerTxUrl: e.EXPLORER_TX_URL,
+      // A local chain answers in milliseconds; a public one mines every few seconds.
+      pollingIntervalMs: e.CHAIN_POLLING_INTERVAL_MS ?? (e.RPC_URL.length === 0 ? 20 : 1000),
+    },
+    jwt: { secret: e.JWT_SECRET, issuer: e.JWT_ISSUER, audience: e.JWT_AUDIENCE },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    oauth: { google: oauthGoogle, microsoft: oauthMicrosoft },
+    plans: e.PLANS,
+    defaultPlan: e.DEFAULT_PLAN,
+    limits: {
+      bodyBytes: e.BODY_LIMIT_BYTES,
+      libraryBodyBytes: e.LIBRARY_BODY_LIMIT_BYTES,
+      codeSendsPerEmailPerHour: e.CODE_SENDS_PER_EMAIL_PER_HOUR,
+      codeRequestsPerIpPerHour: e.CODE_REQUESTS_PER_IP_PER_HOUR,
+      codeVerificationsPerIpPerHour: e.CODE_VERIFICATIONS_PER_IP_PER_HOUR,
+      relayPerUserPerMinute: e.RELAY_PER_USER_PER_MINUTE,
+      verifyPerIpPerMinute: e.VERIFY_PER_IP_PER_MINUTE,
+    },
+    verify: { cacheTtlSeconds: e.VERIFY_CACHE_TTL_SECONDS },
+  }
+}
+
+function oauthProvider(
+  prefix: string,
+  issuer: string,
+  clientId: string | undefined,
+  clientSecret: string | undefined,
+  problems: string[],
+): OAuthProviderConfig | undefined {
+  if (clientId === undefined && clientSecret === undefined) return undefined
+  if (clientId === undefined || clientSecret === undefined) {
+    problems.push(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET: set both or neither`)
+    return undefined
+  }
+  return { issuer, clientId, clientSecret }
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '')
+}

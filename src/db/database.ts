@@ -1,0 +1,91 @@
+// Opens the database the configuration names: PostgreSQL when DATABASE_URL is set, else PGlite under the data dir.
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { sql } from 'drizzle-orm'
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import pg from 'pg'
+import * as schema from './schema.ts'
+
+export type Schema = typeof schema
+export type Database = PgDatabase<PgQueryResultHKT, Schema>
+
+interface CommonHandle {
+  db: Database
+  /** Runs `fn` while holding a cluster-wide lock, so several processes never migrate at once. */
+  withMigrationLock<T>(fn: () => Promise<T>): Promise<T>
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+export type DatabaseHandle =
+  | (CommonHandle & { kind: 'postgres'; pool: pg.Pool })
+  | (CommonHandle & { kind: 'pglite'; pglite: PGlite })
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL connection string; absent means embedded PGlite. */
+  url?: string | undefined
+  /** Directory for PGlite's files; absent means in memory. */
+  pgliteDir?: string | undefined
+  /** A PGlite data dir dump to start from (tests clone a migrated template this way). */
+  pgliteTemplate?: Blob | undefined
+  poolSize?: number
+}
+
+// An arbitrary constant shared by every instance of this service.
+const MIGRATION_LOCK_KEY = 7_316_452_901
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  if (options.url !== undefined) return openPostgres(options.url, options.poolSize ?? 10)
+  return openPglite(options.pgliteDir, options.pgliteTemplate)
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize })
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {})
+  const db = drizzleNodePg({ client: pool, schema }) as unknown as Database
+  return {
+    db,
+    kind: 'postgres',
+    pool,
+    async withMigrationLock(fn) {
+      const client = await pool.connect()
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
+        return await fn()
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {})
+        client.release()
+      }
+    },
+    async ping() {
+      await db.execute(sql`SELECT 1`)
+    },
+    close: () => pool.end(),
+  }
+}
+
+async function openPglite(dir: string | undefined, template: Blob | undefined): Promise<DatabaseHandle> {
+  if (dir !== undefined) await mkdir(dir, { recursive: true })
+  const client = new PGlite({ ...(dir !== undefined && { dataDir: dir }), ...(template && { loadDataDir: template }) })
+  await client.waitReady
+  const db = drizzlePglite({ client, schema }) as unknown as Database
+  return {
+    db,
+    kind: 'pglite',
+    pglite: client,
+    // PGlite is one connection in one process: nothing else can migrate concurrently.
+    withMigrationLock: (fn) => fn(),
+    async ping() {
+      await db.execute(sql`SELECT 1`)
+    },
+    close: () => client.close(),
+  }
+}
+
+export function pgliteDirectory(dataDir: string): string {
+  return join(dataDir, 'pglite')
+}

@@ -1,0 +1,225 @@
+// Every stored record of the specification, plus what sign-in, the relayer, quotas and the library need.
+import { sql } from 'drizzle-orm'
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow()
+const updatedAt = () =>
+  timestamp('updated_at', { withTimezone: true, precision: 3 })
+    .notNull()
+    .defaultNow()
+    .$onUpdate(() => new Date())
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  /** Stored lower-cased so that one address is one account. */
+  email: text('email').notNull().unique(),
+  name: text('name'),
+  authProvider: text('auth_provider').notNull().default('email'),
+  providerId: text('provider_id'),
+  walletAddress: text('wallet_address').unique(),
+  anchorCount: integer('anchor_count').notNull().default(0),
+  plan: text('plan').notNull().default('free'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+})
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    /** Carried in the JWT's `sid` claim. */
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** SHA-256 of the issued JWT: the token itself is never stored. */
+    token: text('token').notNull().unique(),
+    trust: text('trust').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+  },
+  (table) => [index('sessions_user_id_idx').on(table.userId)],
+)
+
+export const magicLinks = pgTable(
+  'magic_links',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** Lower-cased. */
+    email: text('email').notNull(),
+    /** Keyed hash of the 6-digit code: a database leak does not reveal live codes. */
+    code: text('code').notNull().unique(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+    /** Set once the code signed someone in, died of too many attempts or was superseded by a newer code. */
+    used: boolean('used').notNull().default(false),
+    failedAttempts: integer('failed_attempts').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (table) => [index('magic_links_email_idx').on(table.email, table.createdAt)],
+)
+
+/** Short-lived, single-use OAuth flow state: `state`, `nonce` and the PKCE verifier, shared by all instances. */
+export const oauthFlows = pgTable('oauth_flows', {
+  /** SHA-256 of the `state` value sent to the provider. */
+  stateHash: text('state_hash').primaryKey(),
+  provider: text('provider').notNull(),
+  nonce: text('nonce').notNull(),
+  codeVerifier: text('code_verifier').notNull(),
+  /** The desktop app's S256 challenge when it opted into the one-time-code hand-off. */
+  appCodeChallenge: text('app_code_challenge'),
+  expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+  createdAt: createdAt(),
+})
+
+/** One-time codes the desktop app exchanges for a JWT (the opt-in hand-off that keeps tokens out of deep links). */
+export const authExchangeCodes = pgTable('auth_exchange_codes', {
+  /** SHA-256 of the code. */
+  codeHash: text('code_hash').primaryKey(),
+  sessionId: uuid('session_id')
+    .notNull()
+    .references(() => sessions.id, { onDelete: 'cascade' }),
+  /** The JWT is re-issued at exchange time from the session, so no token is stored here. */
+  codeChallenge: text('code_challenge').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+  createdAt: createdAt(),
+})
+
+export const anchors = pgTable(
+  'anchors',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** The current transaction hash: provisional while pending (a fee bump replaces it), final once confirmed. */
+    txHash: text('tx_hash').notNull().unique(),
+    /** Lower-case; one anchor per composite hash makes relays idempotent. */
+    compositeHash: text('composite_hash').notNull().unique(),
+    previousTxHash: text('previous_tx_hash').notNull(),
+    /** Stored and returned byte for byte. */
+    encryptedPayload: text('encrypted_payload').notNull(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    status: text('status', { enum: ['pending', 'confirmed', 'failed'] })
+      .notNull()
+      .default('pending'),
+    blockNumber: bigint('block_number', { mode: 'number' }),
+    chainId: integer('chain_id').notNull(),
+    relayerAddress: text('relayer_address').notNull(),
+    nonce: bigint('nonce', { mode: 'number' }).notNull(),
+    confirmedAt: timestamp('confirmed_at', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index('anchors_previous_tx_hash_idx').on(table.previousTxHash),
+    index('anchors_user_id_idx').on(table.userId, table.createdAt),
+    index('anchors_pending_idx').on(table.status).where(sql`${table.status} = 'pending'`),
+    uniqueIndex('anchors_relayer_nonce_idx').on(table.chainId, table.relayerAddress, table.nonce),
+  ],
+)
+
+/**
+ * The relayer's outbox: every signed transaction (the first and each fee-bumped replacement) is stored here before
+ * it is broadcast, so a crash never leaves a transaction on chain that the service does not know about.
+ */
+export const relayTransactions = pgTable(
+  'relay_transactions',
+  {
+    txHash: text('tx_hash').primaryKey(),
+    anchorId: uuid('anchor_id')
+      .notNull()
+      .references(() => anchors.id, { onDelete: 'cascade' }),
+    chainId: integer('chain_id').notNull(),
+    relayerAddress: text('relayer_address').notNull(),
+    nonce: bigint('nonce', { mode: 'number' }).notNull(),
+    rawTransaction: text('raw_transaction').notNull(),
+    /** Wei, as decimal strings: fees outgrow JavaScript numbers. */
+    maxFeePerGas: text('max_fee_per_gas').notNull(),
+    maxPriorityFeePerGas: text('max_priority_fee_per_gas').notNull(),
+    status: text('status', { enum: ['signed', 'broadcast', 'mined', 'replaced', 'failed'] })
+      .notNull()
+      .default('signed'),
+    broadcastAt: timestamp('broadcast_at', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index('relay_transactions_anchor_idx').on(table.anchorId),
+    index('relay_transactions_nonce_idx').on(table.chainId, table.relayerAddress, table.nonce),
+  ],
+)
+
+/** The single nonce authority: a row per relayer key, locked (`FOR UPDATE`) while a nonce is handed out. */
+export const relayerNonces = pgTable(
+  'relayer_nonces',
+  {
+    chainId: integer('chain_id').notNull(),
+    relayerAddress: text('relayer_address').notNull(),
+    nextNonce: bigint('next_nonce', { mode: 'number' }).notNull(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [primaryKey({ columns: [table.chainId, table.relayerAddress] })],
+)
+
+/** Anchors created per user and calendar month (UTC); incremented in the anchor's own transaction. */
+export const anchorUsage = pgTable(
+  'anchor_usage',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** First day of the month, `YYYY-MM-01`. */
+    period: text('period').notNull(),
+    used: integer('used').notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.period] })],
+)
+
+/**
+ * Library items are keyed by (user, id): a client-chosen id can never reach another user's row. A deleted item
+ * keeps its row as a tombstone (`deletedAt` set, content cleared) so an older upsert cannot bring it back.
+ */
+export const cloudSignatures = pgTable(
+  'cloud_signatures',
+  {
+    id: uuid('id').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    label: text('label').notNull().default(''),
+    base64Png: text('base64_png').notNull().default(''),
+    /** The client's timestamp of the last change: the last-write-wins clock. */
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.id] }), index('cloud_signatures_user_idx').on(table.userId)],
+)
+
+export const cloudTextSnippets = pgTable(
+  'cloud_text_snippets',
+  {
+    id: uuid('id').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    label: text('label').notNull().default(''),
+    text: text('text').notNull().default(''),
+    fontSize: doublePrecision('font_size').notNull().default(12),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.userId, table.id] }),
+    index('cloud_text_snippets_user_idx').on(table.userId),
+  ],
+)
