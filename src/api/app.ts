@@ -11,11 +11,14 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod'
+import type { JwtSettings } from '../auth/jwt.ts'
+import { SessionChecker } from '../auth/sessions.ts'
 import type { ChainContext } from '../chain/chain-context.ts'
 import type { Config } from '../config.ts'
 import type { DatabaseHandle } from '../db/database.ts'
 import { loggerOptions } from '../logging.ts'
 import { SERVICE_VERSION } from '../version.ts'
+import { createAuthenticate } from './authenticate.ts'
 import { registerErrorHandling, sendProblem } from './error-handler.ts'
 import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
 import { ProblemError } from './problem.ts'
@@ -44,16 +47,30 @@ export type AppInstance = FastifyInstance<
   ZodTypeProvider
 >
 
+export interface AppServices {
+  config: Config
+  database: DatabaseHandle
+  chain: ChainContext
+  metrics: Metrics
+  jwt: JwtSettings
+  sessions: SessionChecker
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
-    deps: Required<Pick<AppDependencies, 'config' | 'database' | 'chain' | 'metrics'>>
+    deps: AppServices
     lifecycle: Lifecycle
+    /** preHandler of protected routes: sets `request.user` or answers 401. */
+    authenticate: ReturnType<typeof createAuthenticate>
   }
 }
 
 export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   const { config } = deps
   const metrics = deps.metrics ?? createMetrics()
+  if (config.jwt.secret === undefined) throw new Error('buildApp needs config.jwt.secret (startService provides one)')
+  const jwt: JwtSettings = { secret: config.jwt.secret, issuer: config.jwt.issuer, audience: config.jwt.audience }
+  const sessions = new SessionChecker(deps.database.db)
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.limits.bodyBytes,
@@ -65,7 +82,8 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
 
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
-  app.decorate('deps', { config, database: deps.database, chain: deps.chain, metrics })
+  app.decorate('deps', { config, database: deps.database, chain: deps.chain, metrics, jwt, sessions })
+  app.decorate('authenticate', createAuthenticate(jwt, sessions))
   app.decorate('lifecycle', { shuttingDown: false })
   app.addHook('preClose', async () => {
     app.lifecycle.shuttingDown = true

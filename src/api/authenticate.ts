@@ -1,0 +1,50 @@
+// The guard of protected routes: a valid HS256 bearer token whose session is live, else 401 UNAUTHENTICATED.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { InvalidTokenError, type JwtSettings, type TrustProvider, verifyToken } from '../auth/jwt.ts'
+import type { SessionChecker } from '../auth/sessions.ts'
+import { ProblemError } from './problem.ts'
+
+export interface AuthenticatedUser {
+  id: string
+  email: string
+  sessionId: string
+  trust: TrustProvider
+  verified: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the authenticate guard; present on every protected route. */
+    user: AuthenticatedUser
+  }
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/
+
+export function createAuthenticate(jwt: JwtSettings, sessionChecker: SessionChecker) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const match = BEARER.exec(request.headers.authorization ?? '')
+    if (!match) throw unauthenticated('Send a bearer token in the Authorization header')
+    let claims: Awaited<ReturnType<typeof verifyToken>>
+    try {
+      claims = await verifyToken(jwt, match[1]!)
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw unauthenticated('The token is invalid or expired')
+      throw error
+    }
+    if (!(await sessionChecker.isActive(claims.sid, claims.sub))) {
+      throw unauthenticated('The session has ended; sign in again')
+    }
+    request.user = {
+      id: claims.sub,
+      email: claims.email,
+      sessionId: claims.sid,
+      trust: claims.trust,
+      verified: claims.verified,
+    }
+  }
+}
+
+function unauthenticated(detail: string): ProblemError {
+  return new ProblemError(401, 'UNAUTHENTICATED', detail, { headers: { 'www-authenticate': 'Bearer' } })
+}

@@ -1,0 +1,92 @@
+// HS256 session tokens: issued at sign-in, verified on every protected request. Nothing but HS256 is accepted.
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
+
+export const TRUST_PROVIDERS = ['email', 'google', 'microsoft'] as const
+export type TrustProvider = (typeof TRUST_PROVIDERS)[number]
+
+export const TOKEN_LIFETIME_SECONDS = 24 * 60 * 60
+/** Tolerated clock difference between this service and whoever set the clock of `exp`/`iat`. */
+const CLOCK_TOLERANCE_SECONDS = 60
+
+export interface TokenClaims {
+  /** The user's id. */
+  sub: string
+  email: string
+  /** The session's id; revoking the session kills the token. */
+  sid: string
+  trust: TrustProvider
+  verified: boolean
+}
+
+export interface JwtSettings {
+  secret: string
+  issuer: string
+  audience: string
+}
+
+export class InvalidTokenError extends Error {
+  override name = 'InvalidTokenError'
+}
+
+export interface IssuedToken {
+  token: string
+  expiresAt: Date
+}
+
+export async function issueToken(settings: JwtSettings, claims: TokenClaims, now = new Date()): Promise<IssuedToken> {
+  const issuedAt = Math.floor(now.getTime() / 1000)
+  const expiresAt = issuedAt + TOKEN_LIFETIME_SECONDS
+  const token = await new SignJWT({
+    email: claims.email,
+    sid: claims.sid,
+    trust: claims.trust,
+    verified: claims.verified,
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(claims.sub)
+    .setIssuer(settings.issuer)
+    .setAudience(settings.audience)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(expiresAt)
+    .sign(secretKey(settings.secret))
+  return { token, expiresAt: new Date(expiresAt * 1000) }
+}
+
+/** Verifies signature, algorithm, issuer, audience and lifetime; throws InvalidTokenError on any failure. */
+export async function verifyToken(settings: JwtSettings, token: string, now = new Date()): Promise<TokenClaims> {
+  try {
+    const { payload } = await jwtVerify(token, secretKey(settings.secret), {
+      algorithms: ['HS256'],
+      issuer: settings.issuer,
+      audience: settings.audience,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      currentDate: now,
+      requiredClaims: ['sub', 'sid', 'exp', 'iat'],
+    })
+    const { sub, email, sid, trust, verified } = payload
+    if (
+      typeof sub !== 'string' ||
+      typeof email !== 'string' ||
+      typeof sid !== 'string' ||
+      !TRUST_PROVIDERS.includes(trust as TrustProvider) ||
+      typeof verified !== 'boolean'
+    ) {
+      throw new InvalidTokenError('token claims are malformed')
+    }
+    return { sub, email, sid, trust: trust as TrustProvider, verified }
+  } catch (error) {
+    if (error instanceof InvalidTokenError) throw error
+    if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError(error.code)
+    throw error
+  }
+}
+
+const keys = new Map<string, Uint8Array>()
+function secretKey(secret: string): Uint8Array {
+  let key = keys.get(secret)
+  if (!key) {
+    key = new TextEncoder().encode(secret)
+    keys.set(secret, key)
+  }
+  return key
+}

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, signInTestUser, type TestApp } from '../helpers/app.ts'
+
+describe('API skeleton', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: { BODY_LIMIT_BYTES: '2048', CORS_ORIGINS: 'https://verify.example' },
+      setup(app) {
+        // Probe routes, registered the way resource modules register theirs.
+        app.get('/test/protected', { preHandler: app.authenticate }, async (request) => ({ user: request.user.id }))
+        app.post('/test/echo', async (request) => request.body)
+      },
+    })
+  })
+  afterAll(() => t.close())
+
+  describe('GET /healthz and /readyz', () => {
+    it('answers 200 while the database and the chain answer', async () => {
+      expect((await t.app.inject('/healthz')).json()).toEqual({ status: 'ok' })
+      const ready = await t.app.inject('/readyz')
+      expect(ready.statusCode).toBe(200)
+      expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', chain: 'ok' } })
+    })
+  })
+
+  describe('GET /api/info', () => {
+    it('returns the chain, the contract and the relayers', async () => {
+      const response = await t.app.inject('/api/info')
+      expect(response.statusCode).toBe(200)
+      expect(response.json()).toMatchObject({
+        chainId: 31337,
+        contractAddress: t.testChain.contract.toLowerCase(),
+        relayers: [t.testChain.account(0).address.toLowerCase()],
+        publicRpcUrl: t.testChain.rpcUrl,
+        explorerTxUrl: null,
+      })
+    })
+  })
+
+  describe('errors', () => {
+    it('returns a problem body for an unknown route', async () => {
+      const response = await t.app.inject('/api/nothing-here?secret=1')
+      expect(response.statusCode).toBe(404)
+      expect(response.headers['content-type']).toContain('application/problem+json')
+      expect(response.json()).toEqual({
+        type: 'about:blank',
+        title: 'Not Found',
+        status: 404,
+        code: 'NOT_FOUND',
+        detail: 'No route for GET /api/nothing-here',
+      })
+    })
+
+    it('returns 400 MALFORMED_REQUEST for bad JSON', async () => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/test/echo',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"a":',
+      })
+      expect(response.statusCode).toBe(400)
+      expect(response.json()).toMatchObject({ code: 'MALFORMED_REQUEST', status: 400 })
+    })
+
+    it('returns 413 PAYLOAD_TOO_LARGE for a body over the limit', async () => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/test/echo',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ data: 'x'.repeat(4096) }),
+      })
+      expect(response.statusCode).toBe(413)
+      expect(response.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' })
+    })
+  })
+
+  describe('authenticate guard', () => {
+    it('rejects a request without a token', async () => {
+      const response = await t.app.inject('/test/protected')
+      expect(response.statusCode).toBe(401)
+      expect(response.json()).toMatchObject({ code: 'UNAUTHENTICATED' })
+    })
+
+    it('accepts a live session and rejects it once revoked', async () => {
+      const user = await signInTestUser(t)
+      const ok = await t.app.inject({ url: '/test/protected', headers: user.headers })
+      expect(ok.json()).toEqual({ user: user.id })
+      await t.app.deps.sessions.revoke(user.sessionId, user.id)
+      const revoked = await t.app.inject({ url: '/test/protected', headers: user.headers })
+      expect(revoked.statusCode).toBe(401)
+    })
+  })
+
+  describe('CORS', () => {
+    it('allows the configured origin and no other', async () => {
+      const allowed = await t.app.inject({ url: '/api/info', headers: { origin: 'https://verify.example' } })
+      expect(allowed.headers['access-control-allow-origin']).toBe('https://verify.example')
+      const other = await t.app.inject({ url: '/api/info', headers: { origin: 'https://evil.example' } })
+      expect(other.headers['access-control-allow-origin']).toBeUndefined()
+    })
+  })
+
+  describe('GET /openapi.json and /metrics', () => {
+    it('publishes the OpenAPI 3.1 document', async () => {
+      const doc = (await t.app.inject('/openapi.json')).json()
+      expect(doc.openapi).toBe('3.1.0')
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/api/info']))
+    })
+
+    it('counts requests by route template', async () => {
+      await t.app.inject('/api/info')
+      const text = (await t.app.inject('/metrics')).body
+      expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/info",status="200"\} \d+/)
+    })
+  })
+})
