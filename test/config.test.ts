@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../src/config.ts'
+
+const PRODUCTION_ENV = {
+  NODE_ENV: 'production',
+  JWT_SECRET: 'x'.repeat(32),
+  DATABASE_URL: 'postgres://db.internal/anchors',
+  RPC_URL: 'https://rpc-1.internal,https://rpc-2.internal',
+  RELAYER_PRIVATE_KEY: `0x${'11'.repeat(32)}`,
+  CONTRACT_ADDRESS: `0x${'22'.repeat(20)}`,
+  SMTP_URL: 'smtp://mail.internal:587',
+  PUBLIC_URL: 'https://anchors.example',
+}
+
+function errorOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return (error as Error).message
+  }
+  throw new Error('expected loadConfig to throw')
+}
+
+describe('loadConfig', () => {
+  it('gives development defaults for everything', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({
+      production: false,
+      host: '127.0.0.1',
+      port: 3000,
+      dataDir: './data',
+      publicUrl: 'http://127.0.0.1:3000',
+      verifyBaseUrl: 'http://127.0.0.1:3000',
+      corsOrigins: ['http://127.0.0.1:3000'],
+      database: { url: undefined },
+      chain: { rpcUrls: [], relayerPrivateKeys: [], pollingIntervalMs: 20 },
+      plans: { free: 100 },
+      defaultPlan: 'free',
+      limits: { bodyBytes: 65536, libraryBodyBytes: 16 * 1024 * 1024, verifyPerIpPerMinute: 600 },
+    })
+  })
+
+  it('accepts a complete production environment', () => {
+    const config = loadConfig(PRODUCTION_ENV)
+    expect(config.production).toBe(true)
+    expect(config.host).toBe('0.0.0.0')
+    expect(config.chain.rpcUrls).toEqual(['https://rpc-1.internal', 'https://rpc-2.internal'])
+    expect(config.verifyBaseUrl).toBe('https://anchors.example')
+  })
+
+  it.each(['JWT_SECRET', 'DATABASE_URL', 'RPC_URL', 'RELAYER_PRIVATE_KEY', 'CONTRACT_ADDRESS', 'SMTP_URL'])(
+    'stops a production start without %s, naming it',
+    (name) => {
+      const env: Record<string, string> = { ...PRODUCTION_ENV }
+      delete env[name]
+      expect(errorOf(env)).toContain(name)
+    },
+  )
+
+  it('treats PRODUCTION=true like NODE_ENV=production', () => {
+    expect(errorOf({ PRODUCTION: 'true' })).toContain('JWT_SECRET: required in production')
+  })
+
+  it('refuses a JWT secret shorter than 32 bytes', () => {
+    expect(errorOf({ ...PRODUCTION_ENV, JWT_SECRET: 'short' })).toContain('JWT_SECRET: must be at least 32 bytes')
+    expect(errorOf({ JWT_SECRET: 'x'.repeat(31) })).toContain('JWT_SECRET')
+  })
+
+  it('names malformed values', () => {
+    expect(errorOf({ PORT: 'eighty' })).toContain('PORT')
+    expect(
+      errorOf({ RELAYER_PRIVATE_KEY: '0x1234', RPC_URL: 'http://x', CONTRACT_ADDRESS: `0x${'22'.repeat(20)}` }),
+    ).toContain('RELAYER_PRIVATE_KEY: each key must be 0x followed by 64 hex digits')
+    expect(errorOf({ PLANS: 'free=100' })).toContain('PLANS')
+    expect(errorOf({ DEFAULT_PLAN: 'gold' })).toContain('DEFAULT_PLAN')
+  })
+
+  it('requires the contract and a relayer key with an external chain', () => {
+    const message = errorOf({ RPC_URL: 'http://127.0.0.1:8545' })
+    expect(message).toContain('CONTRACT_ADDRESS')
+    expect(message).toContain('RELAYER_PRIVATE_KEY')
+  })
+
+  it('never echoes a secret value in its message', () => {
+    const secret = 'super-secret-value'
+    expect(errorOf({ ...PRODUCTION_ENV, JWT_SECRET: secret })).not.toContain(secret)
+  })
+
+  it('parses plans and lists', () => {
+    const config = loadConfig({ PLANS: 'free:10, pro:5000', DEFAULT_PLAN: 'pro', CORS_ORIGINS: 'https://a, https://b' })
+    expect(config.plans).toEqual({ free: 10, pro: 5000 })
+    expect(config.corsOrigins).toEqual(['https://a', 'https://b'])
+  })
+})

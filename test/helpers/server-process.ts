@@ -1,0 +1,56 @@
+// Runs the service as a real child process (`tsx src/server.ts`), the way `npm start` does, and waits for it to serve.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
+
+export interface ServerProcess {
+  child: ChildProcess
+  url: string
+  /** Every line the process wrote to stdout and stderr so far. */
+  output: string[]
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+/** Starts the service with exactly `env` (plus PATH and HOME) and resolves once it logged its URL. */
+export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
+  const child = spawn(TSX, ['src/server.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const output: string[] = []
+  const exited = once(child, 'exit').then(([code]) => code as number | null)
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join('\n')}`)), timeoutMs)
+    const onLine = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) {
+        output.push(line)
+        const match = /ready at (http:\/\/[^\s"]+)/.exec(line)
+        if (match) {
+          clearTimeout(timer)
+          resolve(match[1]!)
+        }
+      }
+    }
+    child.stdout!.on('data', onLine)
+    child.stderr!.on('data', onLine)
+    exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`server exited with ${code} before it was ready:\n${output.join('\n')}`))
+    })
+  })
+  return {
+    child,
+    url,
+    output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
+      child.kill(signal)
+      return exited
+    },
+  }
+}
