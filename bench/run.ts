@@ -1,0 +1,20 @@
+// `npm run bench`: runs every benchmark in bench/ one after another (they share two cores; never in parallel),
+// or only those named on the command line: `npm run bench -- verify relay`.
+import { spawnSync } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+const dir = fileURLToPath(new URL('.', import.meta.url))
+const all = readdirSync(dir)
+  .filter((file) => file.endsWith('.ts') && file !== 'run.ts')
+  .map((file) => file.replace(/\.ts$/, ''))
+  .sort()
+const wanted = process.argv.slice(2)
+const selected = wanted.length > 0 ? all.filter((name) => wanted.includes(name)) : all
+let failed = 0
+for (const name of selected) {
+  console.log(`\n=== bench/${name}.ts`)
+  const result = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${name}.ts`], { stdio: 'inherit' })
+  if (result.status !== 0) failed += 1
+}
+process.exit(failed === 0 ? 0 : 1)
