@@ -10,7 +10,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'node', include: ['test/**/*.test.ts'], provide: { runtime: 'node' } },
+        test: {
+          name: 'node',
+          include: ['test/**/*.test.ts'],
+          provide: { runtime: 'node' },
+          globalSetup: ['test/global-setup.ts'],
+        },
       },
       {
         // The format tests again, in headless Chromium, proving src/formats runs on Web APIs alone. Debian's

@@ -1,7 +1,9 @@
 // A fresh, migrated database per test file: a clone of a migrated PGlite template, or, when DATABASE_URL is set,
 // a throwaway PostgreSQL database created beside the one it names and dropped afterwards.
 import { randomBytes } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
 import pg from 'pg'
+import { inject } from 'vitest'
 import { loadConfig } from '../../src/config.ts'
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts'
 import { migrateDatabase } from '../../src/db/migrate.ts'
@@ -20,18 +22,10 @@ let pgliteTemplate: Promise<Blob> | undefined
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (testPostgresUrl !== undefined) return createPostgresDatabase(testPostgresUrl)
-  pgliteTemplate ??= migratedPgliteDump()
+  // The migrated template dumped once per run by test/global-setup.ts.
+  pgliteTemplate ??= readFile(inject('pgliteTemplatePath')).then((bytes) => new Blob([bytes]))
   const handle = await openDatabase({ pgliteTemplate: await pgliteTemplate })
   return { handle, url: undefined, close: () => handle.close() }
-}
-
-async function migratedPgliteDump(): Promise<Blob> {
-  const handle = await openDatabase({})
-  await migrateDatabase(handle)
-  if (handle.kind !== 'pglite') throw new Error('expected PGlite')
-  const dump = await handle.pglite.dumpDataDir('none')
-  await handle.close()
-  return dump
 }
 
 async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
