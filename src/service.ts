@@ -68,6 +68,8 @@ export async function startService(config: Config, options: StartServiceOptions 
       database,
       stop: () => {
         stopping ??= (async () => {
+          // Refuse new requests from this moment, before Fastify starts closing.
+          app.lifecycle.shuttingDown = true
           await app.close()
           await embeddedChain?.stop()
           await database.close()

@@ -1,0 +1,42 @@
+import { Writable } from 'node:stream'
+import type { FastifyBaseLogger } from 'fastify'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loggerOptions } from '../../src/logging.ts'
+import { createTestApp, signInTestUser, type TestApp } from '../helpers/app.ts'
+
+describe('request logs', () => {
+  const lines: string[] = []
+  let t: TestApp
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(chunk.toString())
+        done()
+      },
+    })
+    t = await createTestApp({
+      logger: pino(loggerOptions('debug'), sink) as FastifyBaseLogger,
+      setup(app) {
+        app.get('/test/protected', { preHandler: app.authenticate }, async () => ({ ok: true }))
+      },
+    })
+  })
+  afterAll(() => t.close())
+
+  it('never contain the bearer token, cookies or query-string secrets', async () => {
+    const user = await signInTestUser(t)
+    await t.app.inject({
+      url: '/test/protected?code=864213&state=s3cr3t-state',
+      headers: { ...user.headers, cookie: 'session=cookie-secret' },
+    })
+    await t.app.inject({ url: '/api/nothing?code=864213', headers: { authorization: 'Bearer a.b.c' } })
+    const log = lines.join('')
+    expect(log).toContain('"path":"/test/protected"')
+    expect(log).not.toContain(user.token)
+    expect(log).not.toContain(user.token.split('.')[2])
+    expect(log).not.toContain('864213')
+    expect(log).not.toContain('s3cr3t-state')
+    expect(log).not.toContain('cookie-secret')
+  })
+})
