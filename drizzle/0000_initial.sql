@@ -26,7 +26,8 @@ CREATE TABLE "anchors" (
 --> statement-breakpoint
 CREATE TABLE "auth_exchange_codes" (
 	"code_hash" text PRIMARY KEY NOT NULL,
-	"session_id" uuid NOT NULL,
+	"user_id" uuid NOT NULL,
+	"trust" text NOT NULL,
 	"code_challenge" text NOT NULL,
 	"expires_at" timestamp (3) with time zone NOT NULL,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
@@ -78,7 +79,7 @@ CREATE TABLE "oauth_flows" (
 --> statement-breakpoint
 CREATE TABLE "relay_transactions" (
 	"tx_hash" text PRIMARY KEY NOT NULL,
-	"anchor_id" uuid NOT NULL,
+	"anchor_id" uuid,
 	"chain_id" integer NOT NULL,
 	"relayer_address" text NOT NULL,
 	"nonce" bigint NOT NULL,
@@ -126,7 +127,7 @@ CREATE TABLE "users" (
 --> statement-breakpoint
 ALTER TABLE "anchor_usage" ADD CONSTRAINT "anchor_usage_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "anchors" ADD CONSTRAINT "anchors_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "auth_exchange_codes" ADD CONSTRAINT "auth_exchange_codes_session_id_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."sessions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "auth_exchange_codes" ADD CONSTRAINT "auth_exchange_codes_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "cloud_signatures" ADD CONSTRAINT "cloud_signatures_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "cloud_text_snippets" ADD CONSTRAINT "cloud_text_snippets_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "relay_transactions" ADD CONSTRAINT "relay_transactions_anchor_id_anchors_id_fk" FOREIGN KEY ("anchor_id") REFERENCES "public"."anchors"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -135,9 +136,9 @@ CREATE INDEX "anchors_previous_tx_hash_idx" ON "anchors" USING btree ("previous_
 CREATE INDEX "anchors_user_id_idx" ON "anchors" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE INDEX "anchors_pending_idx" ON "anchors" USING btree ("status") WHERE "anchors"."status" = 'pending';--> statement-breakpoint
 CREATE UNIQUE INDEX "anchors_relayer_nonce_idx" ON "anchors" USING btree ("chain_id","relayer_address","nonce");--> statement-breakpoint
-CREATE INDEX "cloud_signatures_user_idx" ON "cloud_signatures" USING btree ("user_id");--> statement-breakpoint
-CREATE INDEX "cloud_text_snippets_user_idx" ON "cloud_text_snippets" USING btree ("user_id");--> statement-breakpoint
+CREATE INDEX "anchors_confirmed_block_idx" ON "anchors" USING btree ("block_number") WHERE "anchors"."status" = 'confirmed';--> statement-breakpoint
 CREATE INDEX "magic_links_email_idx" ON "magic_links" USING btree ("email","created_at");--> statement-breakpoint
 CREATE INDEX "relay_transactions_anchor_idx" ON "relay_transactions" USING btree ("anchor_id");--> statement-breakpoint
 CREATE INDEX "relay_transactions_nonce_idx" ON "relay_transactions" USING btree ("chain_id","relayer_address","nonce");--> statement-breakpoint
+CREATE INDEX "relay_transactions_open_idx" ON "relay_transactions" USING btree ("chain_id","relayer_address","nonce") WHERE "relay_transactions"."status" in ('signed', 'broadcast');--> statement-breakpoint
 CREATE INDEX "sessions_user_id_idx" ON "sessions" USING btree ("user_id");

@@ -74,6 +74,8 @@ const EnvSchema = z.object({
   RELAYER_PRIVATE_KEY: list,
   PUBLIC_RPC_URL: optionalString,
   EXPLORER_TX_URL: optionalString,
+  /** The API the verification page calls; empty: the origin that serves the page. */
+  WEB_API_BASE_URL: optionalString,
   CHAIN_POLLING_INTERVAL_MS: z.coerce.number().int().positive().optional(),
 
   JWT_SECRET: optionalString,
@@ -89,17 +91,53 @@ const EnvSchema = z.object({
   MICROSOFT_CLIENT_ID: optionalString,
   MICROSOFT_CLIENT_SECRET: optionalString,
   MICROSOFT_ISSUER: z.string().url().default('https://login.microsoftonline.com/common/v2.0'),
+  /** Lets OAuth talk to http:// issuers (a local test provider); refused in production. */
+  OAUTH_ALLOW_INSECURE_REQUESTS: booleanFlag,
+  OAUTH_FLOW_TTL_SECONDS: integer(600, 30),
+  OAUTH_STARTS_PER_IP_PER_HOUR: integer(60, 1),
+  AUTH_EXCHANGE_CODE_TTL_SECONDS: integer(60, 5),
+  SIGN_IN_CODE_TTL_SECONDS: integer(600, 60),
+  SIGN_IN_CODE_MAX_ATTEMPTS: integer(5, 1),
 
   PLANS: plans,
   DEFAULT_PLAN: z.string().default('free'),
   BODY_LIMIT_BYTES: integer(64 * 1024, 1024),
   LIBRARY_BODY_LIMIT_BYTES: integer(16 * 1024 * 1024, 1024),
+  LIBRARY_MAX_SIGNATURES: integer(500, 1),
+  LIBRARY_MAX_SNIPPETS: integer(2_000, 1),
+  LIBRARY_MAX_TOMBSTONES: integer(10_000, 1),
+  LIBRARY_MAX_PNG_BYTES: integer(256 * 1024, 64),
+  LIBRARY_CLOCK_SKEW_MS: integer(5 * 60_000),
   CODE_SENDS_PER_EMAIL_PER_HOUR: integer(5, 1),
   CODE_REQUESTS_PER_IP_PER_HOUR: integer(60, 1),
   CODE_VERIFICATIONS_PER_IP_PER_HOUR: integer(120, 1),
   RELAY_PER_USER_PER_MINUTE: integer(60, 1),
+  /** How long POST /api/relay waits for the receipt before answering 202 pending. */
+  RELAY_WAIT_MS: integer(15_000),
+  RELAY_CONFIRMATIONS: integer(1, 1),
+  /** Period of the background relay monitor; 0 turns it off (tests that drive it by hand). */
+  RELAY_MONITOR_INTERVAL_MS: z.coerce.number().int().min(0).optional(),
+  /** A transaction without a receipt for this long is replaced with a higher fee. */
+  RELAY_STUCK_AFTER_MS: z.coerce.number().int().min(1).optional(),
+  RELAY_FEE_BUMP_PERCENT: integer(12, 10),
+  RELAY_MAX_FEE_PER_GAS_GWEI: z.coerce.number().positive().default(500),
+  RELAY_GAS_LIMIT: integer(40_000, 21_000),
+  RELAY_MIN_BALANCE_ETH: z.coerce.number().min(0).default(0.01),
+  RELAY_FEE_CACHE_MS: integer(3_000),
+  RELAY_REORG_WATCH_BLOCKS: integer(64, 1),
   VERIFY_PER_IP_PER_MINUTE: integer(600, 1),
-  VERIFY_CACHE_TTL_SECONDS: integer(60, 1),
+  /** 0 turns the verify result cache off (every request walks the chain). */
+  VERIFY_CACHE_TTL_SECONDS: integer(60, 0),
+  VERIFY_NOT_FOUND_TTL_SECONDS: integer(5, 0),
+  /** How long an expired verify result may still be served while the chain is unreachable. */
+  VERIFY_STALE_IF_ERROR_SECONDS: integer(3600, 0),
+  VERIFY_MAX_DEPTH: integer(256, 1),
+  VERIFY_MAX_SUCCESSORS: integer(100, 0),
+  /** Blocks after which a receipt is taken as final and kept in memory for good. */
+  VERIFY_FINALITY_DEPTH: integer(64, 0),
+  VERIFY_CACHE_MAX_ENTRIES: integer(10_000, 1),
+  VERIFY_RECEIPT_CACHE_MAX_ENTRIES: integer(50_000, 1),
+  VERIFY_REDIS_KEY_PREFIX: z.string().default('anchor:verify:'),
   SHUTDOWN_TIMEOUT_MS: integer(10_000, 100),
 })
 
@@ -135,6 +173,15 @@ export interface Config {
   oauth: {
     google: OAuthProviderConfig | undefined
     microsoft: OAuthProviderConfig | undefined
+    /** Test-only: allow http:// issuers. Never true in production. */
+    allowInsecureRequests: boolean
+  }
+  signIn: {
+    codeTtlSeconds: number
+    codeMaxAttempts: number
+    oauthFlowTtlSeconds: number
+    exchangeCodeTtlSeconds: number
+    oauthStartsPerIpPerHour: number
   }
   plans: Record<string, number>
   defaultPlan: string
@@ -147,7 +194,55 @@ export interface Config {
     relayPerUserPerMinute: number
     verifyPerIpPerMinute: number
   }
-  verify: { cacheTtlSeconds: number }
+  relay: RelaySettings
+  verify: {
+    cacheTtlSeconds: number
+    notFoundTtlSeconds: number
+    staleIfErrorSeconds: number
+    maxDepth: number
+    maxSuccessors: number
+    finalityDepth: number
+    cacheMaxEntries: number
+    receiptCacheMaxEntries: number
+    /** Prefix of every Redis key the verify cache and its rate limit write. */
+    redisKeyPrefix: string
+  }
+  library: LibraryLimits
+  web: {
+    /** '' (the page's own origin) or an absolute http(s) URL without a trailing slash. */
+    apiBaseUrl: string
+  }
+}
+
+export interface LibraryLimits {
+  /** Live signatures per user. */
+  maxSignatures: number
+  /** Live snippets per user. */
+  maxSnippets: number
+  /** Deletion markers kept per user and kind; the oldest beyond this are forgotten. Also caps a sync's delete list. */
+  maxTombstones: number
+  /** Decoded size of one signature PNG. */
+  maxPngBytes: number
+  /** How far past the server's clock a client timestamp may lie before the sync is rejected. */
+  clockSkewMs: number
+}
+
+export interface RelaySettings {
+  waitMs: number
+  /** Blocks a receipt must be deep before its anchor counts as confirmed. */
+  confirmations: number
+  /** 0: no background monitor. */
+  monitorIntervalMs: number
+  stuckAfterMs: number
+  feeBumpPercent: number
+  /** Wei; no transaction is ever signed above it. */
+  maxFeePerGas: bigint
+  gasLimit: bigint
+  /** Wei; a relayer below it takes no new work. */
+  minBalance: bigint
+  feeCacheMs: number
+  /** Confirmed anchors this many blocks deep or less are re-checked for reorgs. */
+  reorgWatchBlocks: number
 }
 
 export interface OAuthProviderConfig {
@@ -187,6 +282,9 @@ export function loadConfig(env: Env): Config {
   if (e.RPC_URL.length > 0 && e.RELAYER_PRIVATE_KEY.length === 0) {
     problems.push('RELAYER_PRIVATE_KEY: required when RPC_URL is set')
   }
+  if (e.WEB_API_BASE_URL !== undefined && !/^https?:\/\/[^\s?#]+$/i.test(e.WEB_API_BASE_URL)) {
+    problems.push('WEB_API_BASE_URL: must be an absolute http(s) URL without query or fragment')
+  }
   if (!(e.DEFAULT_PLAN in e.PLANS)) problems.push(`DEFAULT_PLAN: "${e.DEFAULT_PLAN}" is not one of PLANS`)
   if (production) {
     // Production never falls back to embedded state: every one of these must be given explicitly.
@@ -202,6 +300,7 @@ export function loadConfig(env: Env): Config {
     for (const [name, value] of required) {
       if (value === undefined) problems.push(`${name}: required in production`)
     }
+    if (e.OAUTH_ALLOW_INSECURE_REQUESTS) problems.push('OAUTH_ALLOW_INSECURE_REQUESTS: not allowed in production')
   }
   const oauthGoogle = oauthProvider('GOOGLE', e.GOOGLE_ISSUER, e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET, problems)
   const oauthMicrosoft = oauthProvider(
@@ -242,7 +341,14 @@ export function loadConfig(env: Env): Config {
     },
     jwt: { secret: e.JWT_SECRET, issuer: e.JWT_ISSUER, audience: e.JWT_AUDIENCE },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
-    oauth: { google: oauthGoogle, microsoft: oauthMicrosoft },
+    oauth: { google: oauthGoogle, microsoft: oauthMicrosoft, allowInsecureRequests: e.OAUTH_ALLOW_INSECURE_REQUESTS },
+    signIn: {
+      codeTtlSeconds: e.SIGN_IN_CODE_TTL_SECONDS,
+      codeMaxAttempts: e.SIGN_IN_CODE_MAX_ATTEMPTS,
+      oauthFlowTtlSeconds: e.OAUTH_FLOW_TTL_SECONDS,
+      exchangeCodeTtlSeconds: e.AUTH_EXCHANGE_CODE_TTL_SECONDS,
+      oauthStartsPerIpPerHour: e.OAUTH_STARTS_PER_IP_PER_HOUR,
+    },
     plans: e.PLANS,
     defaultPlan: e.DEFAULT_PLAN,
     limits: {
@@ -254,7 +360,38 @@ export function loadConfig(env: Env): Config {
       relayPerUserPerMinute: e.RELAY_PER_USER_PER_MINUTE,
       verifyPerIpPerMinute: e.VERIFY_PER_IP_PER_MINUTE,
     },
-    verify: { cacheTtlSeconds: e.VERIFY_CACHE_TTL_SECONDS },
+    relay: {
+      waitMs: e.RELAY_WAIT_MS,
+      confirmations: e.RELAY_CONFIRMATIONS,
+      // A local chain mines in milliseconds, so a transaction waiting seconds there is stuck; a public one is not.
+      monitorIntervalMs: e.RELAY_MONITOR_INTERVAL_MS ?? (e.RPC_URL.length === 0 ? 500 : 5_000),
+      stuckAfterMs: e.RELAY_STUCK_AFTER_MS ?? (e.RPC_URL.length === 0 ? 3_000 : 90_000),
+      feeBumpPercent: e.RELAY_FEE_BUMP_PERCENT,
+      maxFeePerGas: BigInt(Math.round(e.RELAY_MAX_FEE_PER_GAS_GWEI * 1e9)),
+      gasLimit: BigInt(e.RELAY_GAS_LIMIT),
+      minBalance: BigInt(Math.round(e.RELAY_MIN_BALANCE_ETH * 1e9)) * 1_000_000_000n,
+      feeCacheMs: e.RELAY_FEE_CACHE_MS,
+      reorgWatchBlocks: e.RELAY_REORG_WATCH_BLOCKS,
+    },
+    verify: {
+      cacheTtlSeconds: e.VERIFY_CACHE_TTL_SECONDS,
+      notFoundTtlSeconds: e.VERIFY_NOT_FOUND_TTL_SECONDS,
+      staleIfErrorSeconds: e.VERIFY_STALE_IF_ERROR_SECONDS,
+      maxDepth: e.VERIFY_MAX_DEPTH,
+      maxSuccessors: e.VERIFY_MAX_SUCCESSORS,
+      finalityDepth: e.VERIFY_FINALITY_DEPTH,
+      cacheMaxEntries: e.VERIFY_CACHE_MAX_ENTRIES,
+      receiptCacheMaxEntries: e.VERIFY_RECEIPT_CACHE_MAX_ENTRIES,
+      redisKeyPrefix: e.VERIFY_REDIS_KEY_PREFIX,
+    },
+    library: {
+      maxSignatures: e.LIBRARY_MAX_SIGNATURES,
+      maxSnippets: e.LIBRARY_MAX_SNIPPETS,
+      maxTombstones: e.LIBRARY_MAX_TOMBSTONES,
+      maxPngBytes: e.LIBRARY_MAX_PNG_BYTES,
+      clockSkewMs: e.LIBRARY_CLOCK_SKEW_MS,
+    },
+    web: { apiBaseUrl: trimSlash(e.WEB_API_BASE_URL ?? '') },
   }
 }
 

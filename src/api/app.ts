@@ -22,8 +22,13 @@ import { createAuthenticate } from './authenticate.ts'
 import { registerErrorHandling, sendProblem } from './error-handler.ts'
 import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
 import { ProblemError } from './problem.ts'
+import { authRoutes } from './routes/auth.ts'
 import { healthRoutes } from './routes/health.ts'
 import { infoRoutes } from './routes/info.ts'
+import { libraryRoutes } from './routes/library.ts'
+import { relayRoutes } from './routes/relay.ts'
+import { verifyRoutes } from './routes/verify.ts'
+import { webRoutes } from './routes/web.ts'
 
 export interface AppDependencies {
   config: Config
@@ -122,5 +127,10 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
 
   await app.register(healthRoutes)
   await app.register(infoRoutes)
+  await app.register(relayRoutes)
+  await app.register(authRoutes)
+  await app.register(verifyRoutes)
+  await app.register(webRoutes)
+  await app.register(libraryRoutes)
   return app
 }

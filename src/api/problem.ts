@@ -1,17 +1,16 @@
 // RFC 9457 problem details: the one error shape of the API, and the error that carries it through handlers.
 
-/** Stable, documented error codes (see docs/api.md and ../shared/API.md). */
+/** Stable, documented error codes (docs/api.md). */
 export type ProblemCode =
   | 'VALIDATION_FAILED'
   | 'MALFORMED_REQUEST'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNAUTHENTICATED'
   | 'INVALID_CODE'
-  | 'FORBIDDEN'
   | 'ANCHOR_NOT_FOUND'
   | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
   | 'ANCHOR_CONFLICT'
+  | 'LIBRARY_LIMIT_EXCEEDED'
   | 'PAYLOAD_TOO_LARGE'
   | 'PREVIOUS_NOT_FOUND'
   | 'CHAIN_TOO_DEEP'

@@ -87,10 +87,12 @@ export const oauthFlows = pgTable('oauth_flows', {
 export const authExchangeCodes = pgTable('auth_exchange_codes', {
   /** SHA-256 of the code. */
   codeHash: text('code_hash').primaryKey(),
-  sessionId: uuid('session_id')
+  /** The session and its JWT are created only at exchange time, so no token is stored here. */
+  userId: uuid('user_id')
     .notNull()
-    .references(() => sessions.id, { onDelete: 'cascade' }),
-  /** The JWT is re-issued at exchange time from the session, so no token is stored here. */
+    .references(() => users.id, { onDelete: 'cascade' }),
+  trust: text('trust').notNull(),
+  /** The app's S256 challenge: only the holder of the matching verifier can exchange the code. */
   codeChallenge: text('code_challenge').notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
   createdAt: createdAt(),
@@ -124,6 +126,8 @@ export const anchors = pgTable(
     index('anchors_user_id_idx').on(table.userId, table.createdAt),
     index('anchors_pending_idx').on(table.status).where(sql`${table.status} = 'pending'`),
     uniqueIndex('anchors_relayer_nonce_idx').on(table.chainId, table.relayerAddress, table.nonce),
+    // The reorg watch re-reads recently confirmed anchors.
+    index('anchors_confirmed_block_idx').on(table.blockNumber).where(sql`${table.status} = 'confirmed'`),
   ],
 )
 
@@ -135,9 +139,11 @@ export const relayTransactions = pgTable(
   'relay_transactions',
   {
     txHash: text('tx_hash').primaryKey(),
-    anchorId: uuid('anchor_id')
-      .notNull()
-      .references(() => anchors.id, { onDelete: 'cascade' }),
+    /**
+     * Null for a filler: a self-transfer holding a nonce whose anchor was withdrawn after a failed broadcast, so later
+     * nonces are never stuck behind a gap. An unsent filler is handed out again to the next relay.
+     */
+    anchorId: uuid('anchor_id').references(() => anchors.id, { onDelete: 'cascade' }),
     chainId: integer('chain_id').notNull(),
     relayerAddress: text('relayer_address').notNull(),
     nonce: bigint('nonce', { mode: 'number' }).notNull(),
@@ -154,6 +160,10 @@ export const relayTransactions = pgTable(
   (table) => [
     index('relay_transactions_anchor_idx').on(table.anchorId),
     index('relay_transactions_nonce_idx').on(table.chainId, table.relayerAddress, table.nonce),
+    // The monitor's work list: transactions not yet known to be mined or replaced.
+    index('relay_transactions_open_idx')
+      .on(table.chainId, table.relayerAddress, table.nonce)
+      .where(sql`${table.status} in ('signed', 'broadcast')`),
   ],
 )
 
@@ -186,6 +196,8 @@ export const anchorUsage = pgTable(
 /**
  * Library items are keyed by (user, id): a client-chosen id can never reach another user's row. A deleted item
  * keeps its row as a tombstone (`deletedAt` set, content cleared) so an older upsert cannot bring it back.
+ * `updatedAt` is the row's last-write-wins clock, the client's timestamp of the winning change: on a tombstone it
+ * equals `deletedAt`. The primary key's leading `user_id` serves every per-user query, so no other index is kept.
  */
 export const cloudSignatures = pgTable(
   'cloud_signatures',
@@ -196,12 +208,13 @@ export const cloudSignatures = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     label: text('label').notNull().default(''),
     base64Png: text('base64_png').notNull().default(''),
-    /** The client's timestamp of the last change: the last-write-wins clock. */
+    /** The client's timestamp of the last change (of the deletion on a tombstone): the last-write-wins clock. */
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull(),
     deletedAt: timestamp('deleted_at', { withTimezone: true, precision: 3 }),
+    /** The client's creation time of the item. */
     createdAt: createdAt(),
   },
-  (table) => [primaryKey({ columns: [table.userId, table.id] }), index('cloud_signatures_user_idx').on(table.userId)],
+  (table) => [primaryKey({ columns: [table.userId, table.id] })],
 )
 
 export const cloudTextSnippets = pgTable(
@@ -218,8 +231,5 @@ export const cloudTextSnippets = pgTable(
     deletedAt: timestamp('deleted_at', { withTimezone: true, precision: 3 }),
     createdAt: createdAt(),
   },
-  (table) => [
-    primaryKey({ columns: [table.userId, table.id] }),
-    index('cloud_text_snippets_user_idx').on(table.userId),
-  ],
+  (table) => [primaryKey({ columns: [table.userId, table.id] })],
 )

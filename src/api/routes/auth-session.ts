@@ -1,0 +1,59 @@
+// The signed-in user's own view (`/me`) and logout.
+import { z } from 'zod'
+import { findUser, monthlyUsage } from '../../auth/users.ts'
+import type { AppInstance } from '../app.ts'
+import { ProblemError } from '../problem.ts'
+import { ProblemSchema, UserSchema } from './auth-schemas.ts'
+
+const security = [{ bearerAuth: [] }]
+
+export function authSessionRoutes(app: AppInstance): void {
+  const { config, database, sessions } = app.deps
+  const db = database.db
+
+  app.get(
+    '/api/auth/me',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags: ['auth'],
+        summary: 'The signed-in user, plan and anchor quota of the current UTC month',
+        security,
+        response: {
+          200: z.object({
+            user: UserSchema,
+            usage: z.object({
+              used: z.number().int(),
+              limit: z.number().int(),
+              resetsAt: z.iso.datetime().describe('Start of the next UTC month'),
+            }),
+          }),
+          401: ProblemSchema,
+        },
+      },
+    },
+    async (request) => {
+      const user = await findUser(db, request.user.id)
+      if (!user) throw new ProblemError(401, 'UNAUTHENTICATED', 'The account no longer exists')
+      const limit = config.plans[user.plan] ?? config.plans[config.defaultPlan] ?? 0
+      return { user, usage: await monthlyUsage(db, user.id, limit) }
+    },
+  )
+
+  app.post(
+    '/api/auth/logout',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags: ['auth'],
+        summary: 'End the session: the token stops working at once',
+        security,
+        response: { 204: z.null().describe('Signed out'), 401: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      await sessions.revoke(request.user.sessionId, request.user.id)
+      return reply.code(204).send(null)
+    },
+  )
+}

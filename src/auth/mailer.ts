@@ -1,0 +1,77 @@
+// Delivers sign-in codes: over SMTP when SMTP_URL is set, else (development only) as one dedicated log line.
+import type { FastifyBaseLogger } from 'fastify'
+import nodemailer, { type Transporter } from 'nodemailer'
+import type { Counter } from 'prom-client'
+
+export interface MailerOptions {
+  smtpUrl: string | undefined
+  from: string
+  production: boolean
+  codeTtlSeconds: number
+  logger: FastifyBaseLogger
+  /** Counts deliveries by outcome (`sent`, `failed`, `logged`). */
+  deliveries: Counter<'outcome'>
+}
+
+export interface Mailer {
+  /**
+   * Starts the delivery and returns at once: the HTTP answer must not wait for (or reveal anything through) the
+   * mail server. Failures are logged without the address or the code.
+   */
+  sendSignInCode(to: string, code: string): void
+  /** Resolves once every started delivery has ended (shutdown and tests). */
+  idle(): Promise<void>
+  close(): Promise<void>
+}
+
+export function createMailer(options: MailerOptions): Mailer {
+  const { logger, deliveries } = options
+  const transport: Transporter | undefined =
+    options.smtpUrl === undefined ? undefined : nodemailer.createTransport(options.smtpUrl)
+  if (transport === undefined && options.production) {
+    // The config refuses this already; a mailer that would log codes in production must never exist.
+    throw new Error('SMTP_URL is required in production')
+  }
+  const inFlight = new Set<Promise<void>>()
+  const minutes = Math.round(options.codeTtlSeconds / 60)
+
+  return {
+    sendSignInCode(to, code) {
+      if (transport === undefined) {
+        // The one place a code is written anywhere but an e-mail: development without SMTP.
+        logger.warn(`Sign-in code for ${to}: ${code} (development only: SMTP_URL is not set, so codes are logged)`)
+        deliveries.inc({ outcome: 'logged' })
+        return
+      }
+      const delivery = transport
+        .sendMail({
+          from: options.from,
+          to,
+          subject: 'Your sign-in code',
+          text: `Your sign-in code is ${code}.\n\nIt expires in ${minutes} minutes and works once. If you did not ask for it, ignore this e-mail.\n`,
+        })
+        .then(
+          () => {
+            deliveries.inc({ outcome: 'sent' })
+          },
+          (error: { code?: unknown; responseCode?: unknown }) => {
+            deliveries.inc({ outcome: 'failed' })
+            // Only the error's classification: messages can quote the recipient or the mail body.
+            logger.warn(
+              { smtpError: String(error.code ?? 'unknown'), smtpResponseCode: error.responseCode },
+              'a sign-in e-mail could not be sent',
+            )
+          },
+        )
+        .finally(() => inFlight.delete(delivery))
+      inFlight.add(delivery)
+    },
+    async idle() {
+      await Promise.all(inFlight)
+    },
+    async close() {
+      await Promise.all(inFlight)
+      transport?.close()
+    },
+  }
+}

@@ -1,0 +1,89 @@
+// Accounts as sign-in sees them: one per lower-cased e-mail address, created on the first successful sign-in.
+import { and, eq, sql } from 'drizzle-orm'
+import type { Database } from '../db/database.ts'
+import { anchorUsage, users } from '../db/schema.ts'
+import { quotaPeriod } from '../relayer/outbox.ts'
+import type { TrustProvider } from './jwt.ts'
+
+export interface PublicUser {
+  id: string
+  email: string
+  name: string | null
+  authProvider: string
+  plan: string
+}
+
+export interface SignInIdentity {
+  /** Already verified by the provider (or by the e-mail code). */
+  email: string
+  provider: TrustProvider
+  /** The provider's stable subject; absent for e-mail codes. */
+  providerId?: string
+  name?: string
+}
+
+const publicColumns = {
+  id: users.id,
+  email: users.email,
+  name: users.name,
+  authProvider: users.authProvider,
+  plan: users.plan,
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase()
+}
+
+/**
+ * Finds the account of a verified address or creates it, in one statement (two parallel first sign-ins make one
+ * account). An OAuth sign-in records its provider and subject; an e-mail code leaves an account's provider alone.
+ */
+export async function signInUser(db: Database, identity: SignInIdentity, defaultPlan: string): Promise<PublicUser> {
+  const email = normalizeEmail(identity.email)
+  const oauth = identity.provider !== 'email'
+  const [row] = await db
+    .insert(users)
+    .values({
+      email,
+      name: identity.name ?? null,
+      authProvider: identity.provider,
+      providerId: identity.providerId ?? null,
+      plan: defaultPlan,
+    })
+    .onConflictDoUpdate({
+      target: users.email,
+      set: oauth
+        ? {
+            authProvider: sql`excluded.auth_provider`,
+            providerId: sql`excluded.provider_id`,
+            name: sql`coalesce(${users.name}, excluded.name)`,
+          }
+        : // A no-op update so that RETURNING yields the existing row.
+          { email: sql`excluded.email` },
+    })
+    .returning(publicColumns)
+  return row!
+}
+
+export async function findUser(db: Database, id: string): Promise<PublicUser | undefined> {
+  const [row] = await db.select(publicColumns).from(users).where(eq(users.id, id)).limit(1)
+  return row
+}
+
+export interface Usage {
+  used: number
+  limit: number
+  /** Start of the next calendar month (UTC), when `used` starts again from zero. */
+  resetsAt: string
+}
+
+/** Anchors used in the current UTC month against the plan's monthly limit (the relay counts them in `anchor_usage`). */
+export async function monthlyUsage(db: Database, userId: string, limit: number, now = new Date()): Promise<Usage> {
+  const { period, resetsAt } = quotaPeriod(now)
+  const [row] = await db
+    .select({ used: anchorUsage.used })
+    .from(anchorUsage)
+    .where(and(eq(anchorUsage.userId, userId), eq(anchorUsage.period, period)))
+    .limit(1)
+  return { used: row?.used ?? 0, limit, resetsAt: resetsAt.toISOString() }
+}

@@ -1,0 +1,545 @@
+// The relayer's database side: anchors, the outbox of signed transactions, the nonce authority and quota counters.
+// Every function is one transaction or one statement, so a failure leaves nothing half-written.
+import { sql } from 'drizzle-orm'
+import type { Address, Hex } from 'viem'
+import type { Database } from '../db/database.ts'
+import { QuotaExceededError } from './errors.ts'
+import type { Fees } from './fees.ts'
+
+export interface SignedTransaction {
+  raw: Hex
+  hash: Hex
+  fees: Fees
+}
+
+export interface AnchorRow {
+  id: string
+  txHash: string
+  compositeHash: string
+  previousTxHash: string
+  encryptedPayload: string
+  userId: string | null
+  status: 'pending' | 'confirmed' | 'failed'
+  blockNumber: number | null
+  relayerAddress: string
+  nonce: number
+  createdAt: Date
+}
+
+export interface NewAnchor {
+  compositeHash: string
+  previousTxHash: string
+  encryptedPayload: string
+  userId: string
+}
+
+export interface Slot {
+  chainId: number
+  relayer: Address
+}
+
+export interface Quota {
+  /** Monthly anchor limit per plan name. */
+  plans: Record<string, number>
+  /** The plan of a user whose plan is not in `plans`. */
+  defaultPlan: string
+  /** `YYYY-MM-01` of the current UTC month. */
+  period: string
+  resetsAt: Date
+}
+
+export type ReserveResult = { kind: 'reserved'; anchorId: string; nonce: number } | { kind: 'exists' }
+
+type Row = Record<string, unknown>
+
+async function rows(db: Pick<Database, 'execute'>, query: ReturnType<typeof sql>): Promise<Row[]> {
+  const result = (await db.execute(query)) as unknown as { rows: Row[] }
+  return result.rows
+}
+
+/** UTC month of `now`, and when its quota resets. */
+export function quotaPeriod(now = new Date()): { period: string; resetsAt: Date } {
+  const year = now.getUTCFullYear()
+  const month = now.getUTCMonth()
+  return {
+    period: `${year}-${String(month + 1).padStart(2, '0')}-01`,
+    resetsAt: new Date(Date.UTC(year, month + 1, 1)),
+  }
+}
+
+/** The tx_hash an anchor holds between its reservation and its signed transaction: never a real hash. */
+export const UNSIGNED_PREFIX = 'unsigned:'
+
+/**
+ * Counts the anchor against the quota, takes a nonce and stores the anchor holding it, in ONE statement: atomic without
+ * an explicit transaction, and the relayer's nonce row is locked only for that statement. A composite hash someone
+ * else took makes the whole statement fail (unique violation), which undoes the count and the nonce with it. Signing
+ * (about 1.5 ms of CPU) happens afterwards, so no lock is held across it; `attachSigned` then stores the signed
+ * transaction before anyone sends it.
+ */
+export async function reserveAnchor(db: Database, slot: Slot, anchor: NewAnchor, quota: Quota): Promise<ReserveResult> {
+  const fallback = quota.plans[quota.defaultPlan] ?? 0
+  const cases = Object.entries(quota.plans).map(([plan, limit]) => sql`WHEN ${plan} THEN ${limit}::int`)
+  const limitOf = sql`CASE (SELECT plan FROM users WHERE id = ${anchor.userId}) ${sql.join(cases, sql` `)}
+                      ELSE ${fallback}::int END`
+  let result: Row | undefined
+  try {
+    ;[result] = await rows(
+      db,
+      sql`WITH quota AS (SELECT ${limitOf} AS lim),
+          counted AS (
+            INSERT INTO anchor_usage (user_id, period, used)
+            SELECT ${anchor.userId}, ${quota.period}, 1 FROM quota WHERE lim > 0
+            ON CONFLICT (user_id, period) DO UPDATE SET used = anchor_usage.used + 1
+            WHERE anchor_usage.used < (SELECT lim FROM quota)
+            RETURNING used),
+          filler AS (
+            DELETE FROM relay_transactions WHERE EXISTS (SELECT 1 FROM counted) AND tx_hash = (
+              SELECT tx_hash FROM relay_transactions
+              WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
+                AND anchor_id IS NULL AND status = 'signed'
+              ORDER BY nonce LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING nonce),
+          fresh AS (
+            UPDATE relayer_nonces SET next_nonce = next_nonce + 1, updated_at = now()
+            WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
+              AND EXISTS (SELECT 1 FROM counted) AND NOT EXISTS (SELECT 1 FROM filler)
+            RETURNING next_nonce - 1 AS nonce),
+          taken AS (
+            SELECT nonce FROM filler UNION ALL SELECT nonce FROM fresh),
+          a AS (
+            INSERT INTO anchors (tx_hash, composite_hash, previous_tx_hash, encrypted_payload, user_id, status,
+                                 chain_id, relayer_address, nonce)
+            SELECT ${UNSIGNED_PREFIX} || gen_random_uuid(), ${anchor.compositeHash}, ${anchor.previousTxHash},
+                   ${anchor.encryptedPayload}, ${anchor.userId}, 'pending', ${slot.chainId}, ${slot.relayer}, nonce
+            FROM taken
+            RETURNING id, nonce),
+          u AS (
+            UPDATE users SET anchor_count = anchor_count + 1
+            WHERE id = ${anchor.userId} AND EXISTS (SELECT 1 FROM a)
+            RETURNING 1)
+          SELECT (SELECT used FROM counted) AS used, (SELECT id FROM a) AS id, (SELECT nonce FROM a) AS nonce,
+                 (SELECT lim FROM quota) AS lim,
+                 (SELECT used FROM anchor_usage WHERE user_id = ${anchor.userId} AND period = ${quota.period}) AS before`,
+    )
+  } catch (error) {
+    if (isUniqueViolation(error, 'composite_hash')) return { kind: 'exists' }
+    throw error
+  }
+  if (result?.used === null || result?.used === undefined) {
+    // The count only stops at the limit; its snapshot may lag a concurrent increment, never lead it.
+    const limit = Number(result?.lim ?? 0)
+    throw new QuotaExceededError(limit, Math.max(Number(result?.before ?? 0), limit), quota.resetsAt)
+  }
+  if (result.id === null) throw new Error(`no nonce row for relayer ${slot.relayer} on chain ${slot.chainId}`)
+  return { kind: 'reserved', anchorId: String(result.id), nonce: Number(result.nonce) }
+}
+
+function isUniqueViolation(error: unknown, column: string): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const pgError = current as Error & { code?: string; constraint?: string; detail?: string }
+    if (pgError.code === '23505') return `${pgError.constraint} ${pgError.detail}`.includes(column)
+    current = current.cause
+  }
+  return false
+}
+
+export interface Attachment {
+  anchorId: string
+  nonce: number
+  signed: SignedTransaction
+}
+
+/**
+ * Stores the signed transactions of reserved anchors, in one statement, before they are broadcast. For each: false
+ * when someone else (the monitor, finishing a reservation a crashed request left) signed that anchor first.
+ */
+export async function attachSigned(db: Database, slot: Slot, attachments: Attachment[]): Promise<boolean[]> {
+  if (attachments.length === 0) return []
+  const values = sql.join(
+    attachments.map(
+      (a) =>
+        sql`(${a.anchorId}::uuid, ${a.signed.hash}, ${a.nonce}::bigint, ${a.signed.raw},
+             ${a.signed.fees.maxFeePerGas.toString()}, ${a.signed.fees.maxPriorityFeePerGas.toString()})`,
+    ),
+    sql`, `,
+  )
+  const attached = await rows(
+    db,
+    sql`WITH input (anchor_id, tx_hash, nonce, raw, max_fee, max_priority) AS (VALUES ${values}),
+        a AS (
+          UPDATE anchors SET tx_hash = input.tx_hash FROM input
+          WHERE anchors.id = input.anchor_id AND anchors.tx_hash LIKE ${`${UNSIGNED_PREFIX}%`}
+          RETURNING input.*)
+        INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
+                                        max_fee_per_gas, max_priority_fee_per_gas)
+        SELECT tx_hash, anchor_id, ${slot.chainId}, ${slot.relayer}, nonce, raw, max_fee, max_priority FROM a
+        RETURNING anchor_id`,
+  )
+  const done = new Set(attached.map((r) => String(r.anchor_id)))
+  return attachments.map((a) => done.has(a.anchorId))
+}
+
+/** Anchors reserved but never signed (their request died in between), older than `olderThanMs`. */
+export async function unsignedAnchors(
+  db: Database,
+  chainId: number,
+  olderThanMs: number,
+): Promise<{ id: string; relayer: Address; nonce: number; compositeHash: Hex; previousTxHash: Hex }[]> {
+  const found = await rows(
+    db,
+    sql`SELECT id, relayer_address, nonce, composite_hash, previous_tx_hash FROM anchors
+        WHERE chain_id = ${chainId} AND status = 'pending' AND tx_hash LIKE ${`${UNSIGNED_PREFIX}%`}
+          AND created_at < now() - make_interval(secs => ${olderThanMs / 1000})`,
+  )
+  return found.map((r) => ({
+    id: String(r.id),
+    relayer: r.relayer_address as Address,
+    nonce: Number(r.nonce),
+    compositeHash: r.composite_hash as Hex,
+    previousTxHash: r.previous_tx_hash as Hex,
+  }))
+}
+
+/** The lowest unsent filler's nonce if there is one (reused, so no gap stays), else the next fresh one. */
+async function takeNonce(tx: Database, slot: Slot): Promise<number> {
+  const [taken] = await rows(
+    tx,
+    sql`WITH filler AS (
+          DELETE FROM relay_transactions WHERE tx_hash = (
+            SELECT tx_hash FROM relay_transactions
+            WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
+              AND anchor_id IS NULL AND status = 'signed'
+            ORDER BY nonce LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING nonce),
+        fresh AS (
+          UPDATE relayer_nonces SET next_nonce = next_nonce + 1, updated_at = now()
+          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} AND NOT EXISTS (SELECT 1 FROM filler)
+          RETURNING next_nonce - 1 AS nonce)
+        SELECT nonce FROM filler UNION ALL SELECT nonce FROM fresh`,
+  )
+  if (!taken) throw new Error(`no nonce row for relayer ${slot.relayer} on chain ${slot.chainId}`)
+  return Number(taken.nonce)
+}
+
+/** Creates the relayer's nonce row from the chain's count the first time this relayer is used on this chain. */
+export async function ensureNonceRow(db: Database, slot: Slot, chainPendingCount: number): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO relayer_nonces (chain_id, relayer_address, next_nonce)
+        VALUES (${slot.chainId}, ${slot.relayer}, ${chainPendingCount})
+        ON CONFLICT DO NOTHING`,
+  )
+}
+
+/**
+ * Undoes a relay whose transaction certainly never reached the node: the anchor, its outbox row, the quota and
+ * anchor counts go, and the nonce is released. If later nonces were handed out meanwhile, releasing it would leave a
+ * gap on chain, so it is kept by a filler (reused by the next relay, or sent by the monitor as a self-transfer).
+ */
+export async function withdrawAnchor(
+  db: Database,
+  slot: Slot,
+  params: { anchorId: string; userId: string; period: string; nonce: number },
+  signFiller: (nonce: number) => Promise<SignedTransaction>,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [row] = await rows(
+      tx,
+      sql`SELECT next_nonce FROM relayer_nonces
+          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} FOR UPDATE`,
+    )
+    const deleted = await rows(
+      tx,
+      sql`DELETE FROM anchors WHERE id = ${params.anchorId}
+            AND NOT EXISTS (SELECT 1 FROM relay_transactions WHERE anchor_id = ${params.anchorId} AND status <> 'signed')
+          RETURNING 1`,
+    )
+    // The monitor claimed the transaction meanwhile and sends it: it is no longer ours to undo.
+    if (deleted.length === 0) return false
+    await tx.execute(
+      sql`UPDATE anchor_usage SET used = used - 1
+          WHERE user_id = ${params.userId} AND period = ${params.period} AND used > 0`,
+    )
+    await tx.execute(
+      sql`UPDATE users SET anchor_count = anchor_count - 1 WHERE id = ${params.userId} AND anchor_count > 0`,
+    )
+    let next = Number(row?.next_nonce)
+    if (next !== params.nonce + 1) {
+      await insertFiller(tx as unknown as Database, slot, params.nonce, await signFiller(params.nonce))
+      return true
+    }
+    // The tail: hand the nonce back, and any unsent fillers right below it with it.
+    next = params.nonce
+    for (;;) {
+      const [popped] = await rows(
+        tx,
+        sql`DELETE FROM relay_transactions
+            WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} AND nonce = ${next - 1}
+              AND anchor_id IS NULL AND status = 'signed'
+            RETURNING nonce`,
+      )
+      if (!popped) break
+      next -= 1
+    }
+    await tx.execute(
+      sql`UPDATE relayer_nonces SET next_nonce = ${next}, updated_at = now()
+          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}`,
+    )
+    return true
+  })
+}
+
+async function insertFiller(tx: Database, slot: Slot, nonce: number, signed: SignedTransaction): Promise<void> {
+  await tx.execute(
+    sql`INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
+                                        max_fee_per_gas, max_priority_fee_per_gas)
+        VALUES (${signed.hash}, NULL, ${slot.chainId}, ${slot.relayer}, ${nonce}, ${signed.raw},
+                ${signed.fees.maxFeePerGas.toString()}, ${signed.fees.maxPriorityFeePerGas.toString()})`,
+  )
+}
+
+/**
+ * Brings the nonce row in line with the chain: up to the chain's count when the key was used elsewhere (never below
+ * it), and a filler for every nonce handed out that has no transaction at all, so the chain never waits on a gap.
+ */
+export async function resyncNonce(
+  db: Database,
+  slot: Slot,
+  chain: { latest: number; pending: number },
+  signFiller: (nonce: number) => Promise<SignedTransaction>,
+): Promise<{ raisedTo?: number; filled: number[] }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(
+      sql`INSERT INTO relayer_nonces (chain_id, relayer_address, next_nonce)
+          VALUES (${slot.chainId}, ${slot.relayer}, ${chain.pending}) ON CONFLICT DO NOTHING`,
+    )
+    const [row] = await rows(
+      tx,
+      sql`SELECT next_nonce FROM relayer_nonces
+          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} FOR UPDATE`,
+    )
+    const next = Number(row?.next_nonce)
+    if (next < chain.pending) {
+      await tx.execute(
+        sql`UPDATE relayer_nonces SET next_nonce = ${chain.pending}, updated_at = now()
+            WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}`,
+      )
+      return { raisedTo: chain.pending, filled: [] }
+    }
+    // A nonce is held by a transaction, or by an anchor reserved but not yet signed.
+    const known = await rows(
+      tx,
+      sql`SELECT nonce FROM relay_transactions
+          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
+            AND nonce >= ${chain.latest} AND nonce < ${next}
+          UNION
+          SELECT nonce FROM anchors
+          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
+            AND nonce >= ${chain.latest} AND nonce < ${next}`,
+    )
+    const have = new Set(known.map((r) => Number(r.nonce)))
+    const filled: number[] = []
+    for (let nonce = chain.latest; nonce < next; nonce++) {
+      if (have.has(nonce)) continue
+      await insertFiller(tx as unknown as Database, slot, nonce, await signFiller(nonce))
+      filled.push(nonce)
+    }
+    return { filled }
+  })
+}
+
+export async function findAnchorByCompositeHash(db: Database, compositeHash: string): Promise<AnchorRow | undefined> {
+  const [row] = await rows(db, sql`SELECT * FROM anchors WHERE composite_hash = ${compositeHash}`)
+  return row ? toAnchor(row) : undefined
+}
+
+export async function findAnchorById(db: Database, id: string): Promise<AnchorRow | undefined> {
+  const [row] = await rows(db, sql`SELECT * FROM anchors WHERE id = ${id}`)
+  return row ? toAnchor(row) : undefined
+}
+
+export async function isConfirmedAnchor(db: Database, txHash: string): Promise<boolean> {
+  const [row] = await rows(db, sql`SELECT 1 AS ok FROM anchors WHERE tx_hash = ${txHash} AND status = 'confirmed'`)
+  return row !== undefined
+}
+
+export interface Mined {
+  anchorId: string
+  txHash: string
+  blockNumber: number
+  reverted: boolean
+}
+
+/**
+ * Records the mined transactions of anchors (adopting whichever of an anchor's hashes got mined) in one statement;
+ * the anchors as they are now, in order (undefined for one that no longer exists).
+ */
+export async function markMined(db: Database, mined: Mined[]): Promise<(AnchorRow | undefined)[]> {
+  if (mined.length === 0) return []
+  const values = sql.join(
+    mined.map(
+      (m) => sql`(${m.anchorId}::uuid, ${m.txHash}, ${m.blockNumber}::bigint, ${m.reverted ? 'failed' : 'confirmed'})`,
+    ),
+    sql`, `,
+  )
+  const updated = await rows(
+    db,
+    sql`WITH input (anchor_id, tx_hash, block_number, status) AS (VALUES ${values}),
+        a AS (
+          UPDATE anchors SET status = input.status, tx_hash = input.tx_hash, block_number = input.block_number,
+                 confirmed_at = COALESCE(confirmed_at, now()), updated_at = now()
+          FROM input WHERE anchors.id = input.anchor_id
+          RETURNING anchors.*),
+        r AS (
+          UPDATE relay_transactions
+          SET status = CASE WHEN relay_transactions.tx_hash = input.tx_hash THEN 'mined' ELSE 'replaced' END
+          FROM input WHERE relay_transactions.anchor_id = input.anchor_id AND relay_transactions.status <> 'failed'
+          RETURNING 1)
+        SELECT * FROM a`,
+  )
+  const byId = new Map(updated.map((row) => [String(row.id), toAnchor(row)]))
+  return mined.map((m) => byId.get(m.anchorId))
+}
+
+export async function markFillerDone(db: Database, txHash: string, status: 'mined' | 'failed'): Promise<void> {
+  await db.execute(sql`UPDATE relay_transactions SET status = ${status} WHERE tx_hash = ${txHash}`)
+}
+
+/**
+ * Claims a transaction only the relay request has sent so far ('signed') before anyone else sends it: a request whose
+ * send failed withdraws its anchor only while nothing was claimed, so a transaction is never both re-sent and undone.
+ * False when the request withdrew it (or a relay reused a filler's nonce) first.
+ */
+export async function claimForBroadcast(db: Database, txHash: string): Promise<boolean> {
+  const claimed = await rows(
+    db,
+    sql`UPDATE relay_transactions SET status = 'broadcast', broadcast_at = now()
+        WHERE tx_hash = ${txHash} AND status = 'signed' RETURNING 1`,
+  )
+  return claimed.length > 0
+}
+
+/** Stores a fee-bumped replacement before it is broadcast; the anchor shows the newest (provisional) hash. */
+export async function addReplacement(
+  db: Database,
+  slot: Slot,
+  params: { anchorId: string | null; nonce: number },
+  signed: SignedTransaction,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(
+      sql`INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
+                                          max_fee_per_gas, max_priority_fee_per_gas, status, broadcast_at)
+          VALUES (${signed.hash}, ${params.anchorId}, ${slot.chainId}, ${slot.relayer}, ${params.nonce}, ${signed.raw},
+                  ${signed.fees.maxFeePerGas.toString()}, ${signed.fees.maxPriorityFeePerGas.toString()},
+                  'broadcast', now())`,
+    )
+    if (params.anchorId !== null) {
+      await tx.execute(
+        sql`UPDATE anchors SET tx_hash = ${signed.hash}, updated_at = now()
+            WHERE id = ${params.anchorId} AND status = 'pending'`,
+      )
+    }
+  })
+}
+
+/** Moves an anchor whose nonce another transaction consumed onto a fresh nonce, with a newly signed transaction. */
+export async function reissueAnchor(
+  db: Database,
+  slot: Slot,
+  anchorId: string,
+  sign: (nonce: number) => Promise<SignedTransaction>,
+): Promise<{ nonce: number; tx: SignedTransaction }> {
+  return db.transaction(async (tx) => {
+    const nonce = await takeNonce(tx as unknown as Database, slot)
+    const signed = await sign(nonce)
+    await tx.execute(sql`UPDATE relay_transactions SET status = 'failed' WHERE anchor_id = ${anchorId}`)
+    await tx.execute(
+      sql`INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
+                                          max_fee_per_gas, max_priority_fee_per_gas)
+          VALUES (${signed.hash}, ${anchorId}, ${slot.chainId}, ${slot.relayer}, ${nonce}, ${signed.raw},
+                  ${signed.fees.maxFeePerGas.toString()}, ${signed.fees.maxPriorityFeePerGas.toString()})`,
+    )
+    await tx.execute(
+      sql`UPDATE anchors SET tx_hash = ${signed.hash}, nonce = ${nonce}, relayer_address = ${slot.relayer},
+                 updated_at = now()
+          WHERE id = ${anchorId}`,
+    )
+    return { nonce, tx: signed }
+  })
+}
+
+export interface OpenTransaction {
+  txHash: Hex
+  anchorId: string | null
+  anchorStatus: 'pending' | 'confirmed' | 'failed' | null
+  relayer: Address
+  nonce: number
+  raw: Hex
+  fees: Fees
+  status: 'signed' | 'broadcast'
+  createdAt: Date
+}
+
+/** Every transaction not yet known mined or replaced, oldest nonce first: the monitor's work list. */
+export async function openTransactions(db: Database, chainId: number): Promise<OpenTransaction[]> {
+  const found = await rows(
+    db,
+    sql`SELECT r.tx_hash, r.anchor_id, a.status AS anchor_status, r.relayer_address, r.nonce, r.raw_transaction,
+               r.max_fee_per_gas, r.max_priority_fee_per_gas, r.status, r.created_at
+        FROM relay_transactions r LEFT JOIN anchors a ON a.id = r.anchor_id
+        WHERE r.chain_id = ${chainId} AND r.status IN ('signed', 'broadcast')
+        ORDER BY r.relayer_address, r.nonce, r.created_at`,
+  )
+  return found.map((r) => ({
+    txHash: r.tx_hash as Hex,
+    anchorId: r.anchor_id === null ? null : String(r.anchor_id),
+    anchorStatus: (r.anchor_status ?? null) as OpenTransaction['anchorStatus'],
+    relayer: r.relayer_address as Address,
+    nonce: Number(r.nonce),
+    raw: r.raw_transaction as Hex,
+    fees: {
+      maxFeePerGas: BigInt(String(r.max_fee_per_gas)),
+      maxPriorityFeePerGas: BigInt(String(r.max_priority_fee_per_gas)),
+    },
+    status: r.status as OpenTransaction['status'],
+    createdAt: new Date(r.created_at as string),
+  }))
+}
+
+export interface RecentConfirmed {
+  anchorId: string
+  txHash: Hex
+  blockNumber: number
+}
+
+/** Confirmed anchors recent enough that a reorg could still remove them. */
+export async function recentConfirmed(db: Database, chainId: number, sinceBlock: number): Promise<RecentConfirmed[]> {
+  const found = await rows(
+    db,
+    sql`SELECT id, tx_hash, block_number FROM anchors
+        WHERE chain_id = ${chainId} AND status = 'confirmed' AND block_number >= ${sinceBlock}`,
+  )
+  return found.map((r) => ({ anchorId: String(r.id), txHash: r.tx_hash as Hex, blockNumber: Number(r.block_number) }))
+}
+
+/** Puts a confirmed anchor's mined transaction back on the open list after a reorg removed it (same hash). */
+export async function reopenMined(db: Database, txHash: string): Promise<void> {
+  await db.execute(sql`UPDATE relay_transactions SET status = 'broadcast' WHERE tx_hash = ${txHash}`)
+}
+
+function toAnchor(r: Row): AnchorRow {
+  return {
+    id: String(r.id),
+    txHash: String(r.tx_hash),
+    compositeHash: String(r.composite_hash),
+    previousTxHash: String(r.previous_tx_hash),
+    encryptedPayload: String(r.encrypted_payload),
+    userId: r.user_id === null ? null : String(r.user_id),
+    status: r.status as AnchorRow['status'],
+    blockNumber: r.block_number === null ? null : Number(r.block_number),
+    relayerAddress: String(r.relayer_address),
+    nonce: Number(r.nonce),
+    createdAt: new Date(r.created_at as string),
+  }
+}

@@ -1,0 +1,36 @@
+// The few parts of oidc-provider (which ships no types) that the local stand-in providers use.
+declare module 'oidc-provider' {
+  import type { IncomingMessage, ServerResponse } from 'node:http'
+
+  export interface InteractionDetails {
+    uid: string
+    prompt: { name: string; details: Record<string, unknown> }
+    params: Record<string, unknown>
+    session?: { accountId: string }
+  }
+
+  export interface Grant {
+    addOIDCScope(scope: string): void
+    addOIDCClaims(claims: string[]): void
+    save(): Promise<string>
+  }
+
+  export class Provider {
+    constructor(issuer: string, configuration: Record<string, unknown>)
+    readonly issuer: string
+    callback(): (req: IncomingMessage, res: ServerResponse) => void
+    interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, unknown>,
+      options?: { mergeWithLastSubmission?: boolean },
+    ): Promise<void>
+    Grant: new (properties: {
+      accountId: string
+      clientId: string
+    }) => Grant
+    on(event: string, listener: (...args: unknown[]) => void): this
+  }
+  export default Provider
+}

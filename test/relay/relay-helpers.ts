@@ -1,0 +1,64 @@
+// Request builders and database probes shared by the relay tests.
+import { randomBytes } from 'node:crypto'
+import { sql } from 'drizzle-orm'
+import type { AppInstance } from '../../src/api/app.ts'
+import type { Database } from '../../src/db/database.ts'
+import { toBase64Url } from '../../src/formats/base64url.ts'
+
+export const ZERO = `0x${'0'.repeat(64)}`
+
+export function randomHash(): `0x${string}` {
+  return `0x${randomBytes(32).toString('hex')}`
+}
+
+/** IV ‖ ciphertext ‖ tag shaped bytes: what a client would send. */
+export function randomPayload(bytes = 60): string {
+  return toBase64Url(randomBytes(bytes))
+}
+
+export interface RelayBody {
+  compositeHash: string
+  previousTxHash: string
+  encryptedPayload: string
+}
+
+export function newBody(previousTxHash = ZERO): RelayBody {
+  return { compositeHash: randomHash(), previousTxHash, encryptedPayload: randomPayload() }
+}
+
+export function postRelay(app: AppInstance, headers: Record<string, string>, body: unknown) {
+  return app.inject({ method: 'POST', url: '/api/relay', headers, payload: body as object })
+}
+
+export async function count(db: Database, table: 'anchors' | 'relay_transactions' | 'anchor_usage'): Promise<number> {
+  const result = (await db.execute(sql.raw(`SELECT count(*) AS n FROM ${table}`))) as unknown as {
+    rows: { n: unknown }[]
+  }
+  return Number(result.rows[0]?.n)
+}
+
+export async function query<T = Record<string, unknown>>(db: Database, text: ReturnType<typeof sql>): Promise<T[]> {
+  return ((await db.execute(text)) as unknown as { rows: T[] }).rows
+}
+
+/** Nonces of the relayer's anchors, sorted. */
+export async function anchorNonces(db: Database): Promise<number[]> {
+  const rows = await query<{ nonce: unknown }>(db, sql`SELECT nonce FROM anchors ORDER BY nonce`)
+  return rows.map((r) => Number(r.nonce))
+}
+
+export function expectContiguous(nonces: number[], from = nonces[0] ?? 0): boolean {
+  return nonces.every((nonce, i) => nonce === from + i)
+}
+
+/** A raw JSON-RPC call (anvil's test methods are not in viem's typed schema). */
+export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await response.json()) as { result?: T; error?: { message: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result as T
+}

@@ -1,0 +1,76 @@
+// Real server processes for the multi-process and crash tests: spawned, awaited until they listen, killed.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import type { JwtSettings } from '../../src/auth/jwt.ts'
+import { startSession } from '../../src/auth/sessions.ts'
+import type { Database } from '../../src/db/database.ts'
+import { users } from '../../src/db/schema.ts'
+import { TEST_JWT_SECRET } from '../helpers/app.ts'
+
+const SERVER = fileURLToPath(new URL('./fixtures/relay-server.ts', import.meta.url))
+
+export const CHILD_JWT: JwtSettings = {
+  secret: TEST_JWT_SECRET,
+  issuer: 'document-anchoring-service',
+  audience: 'document-anchoring-app',
+}
+
+export interface ServerProcess {
+  url: string
+  child: ChildProcess
+  output: string[]
+  kill(signal?: NodeJS.Signals): Promise<void>
+}
+
+export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
+    env: { PATH: process.env.PATH, JWT_SECRET: TEST_JWT_SECRET, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const output: string[] = []
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join('\n')}`)), 60_000)
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        output.push(line)
+        const ready = /^READY (\S+)$/.exec(line)
+        if (ready) {
+          clearTimeout(timer)
+          resolve(ready[1]!)
+        }
+      })
+    }
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`server exited with ${code}:\n${output.join('\n')}`))
+    })
+  })
+  return {
+    url,
+    child,
+    output,
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      await exited
+    },
+  }
+}
+
+/** A user with a live session in `db`, signed with the key the spawned servers use. */
+export async function createUserToken(db: Database): Promise<{ id: string; authorization: string }> {
+  const email = `user-${crypto.randomUUID()}@example.com`
+  const [row] = await db.insert(users).values({ email }).returning()
+  const session = await startSession(db, CHILD_JWT, { id: row!.id, email }, 'email')
+  return { id: row!.id, authorization: `Bearer ${session.token}` }
+}
+
+export async function httpRelay(url: string, authorization: string, body: object) {
+  const response = await fetch(`${url}/api/relay`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> }
+}
