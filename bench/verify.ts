@@ -1,0 +1,300 @@
+// GET /api/verify/:txHash under load, each figure next to its limit measured in the same run:
+// - cached: autocannon (100 connections) against the verify route and against a bare route of the same app returning
+//   the same bytes with the same headers (same hooks: CORS, metrics, nosniff); also a plain Fastify instance.
+// - uncached (result cache off, no receipt final): sequential latency for chains of depth 1, 10 and 50, against one
+//   raw JSON-RPC batch fetching the same receipts straight from anvil; and RPC round trips per request.
+// The server runs in a child process so that the load generator does not share its event loop.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import Fastify, { type FastifyBaseLogger } from 'fastify'
+import { Redis } from 'ioredis'
+import pino from 'pino'
+import { type AppInstance, buildApp } from '../src/api/app.ts'
+import { createChainClient } from '../src/chain/chain-client.ts'
+import type { ChainContext } from '../src/chain/chain-context.ts'
+import { loadConfig } from '../src/config.ts'
+import { openDatabase } from '../src/db/database.ts'
+import { migrateDatabase } from '../src/db/migrate.ts'
+import { startTestChain, type TestChain } from '../test/helpers/anvil.ts'
+import { anchorChain, indexAnchors } from '../test/verify/helpers/anchors.ts'
+import { startRpcProxy } from '../test/verify/helpers/rpc-proxy.ts'
+
+const DEPTHS = [1, 10, 50] as const
+// The cached body: a depth-10 chain, about 3.5 KB.
+const CACHED_DEPTH = 10
+const CONNECTIONS = 100
+const WARMUP_SECONDS = 2
+const ROUND_SECONDS = 3
+const ROUNDS = 4
+const UNCACHED_SAMPLES = 300
+const ROUND_TRIP_SAMPLES = 20
+const REDIS_URL = 'redis://127.0.0.1:6379'
+
+interface ServerReady {
+  rpcUrl: string
+  cachedUrl: string
+  plainUrl: string
+  redisUrl: string | undefined
+  uncachedUrl: string
+  countedUrl: string
+  tips: Record<number, string>
+  chainHashes: Record<number, string[]>
+}
+
+if (process.argv.includes('--serve')) await serve()
+else await measure()
+
+async function serve(): Promise<void> {
+  const silent = pino({ level: 'silent' }) as FastifyBaseLogger
+  const testChain = await startTestChain()
+  const database = await openDatabase({})
+  await migrateDatabase(database)
+  const tips: Record<number, string> = {}
+  const chainHashes: Record<number, string[]> = {}
+  for (const depth of DEPTHS) {
+    const anchored = await anchorChain(testChain, depth)
+    await indexAnchors(database.db, testChain, anchored)
+    tips[depth] = anchored.at(-1)!.txHash
+    chainHashes[depth] = anchored.map((anchor) => anchor.txHash)
+  }
+  const proxy = await startRpcProxy(testChain.rpcUrl)
+
+  const apps: AppInstance[] = []
+  async function start(env: Record<string, string>, rpcUrl = testChain.rpcUrl, setup?: (app: AppInstance) => void) {
+    const config = loadConfig({
+      JWT_SECRET: 'bench-secret-that-is-at-least-32-bytes-long',
+      LOG_LEVEL: 'silent',
+      // The limiter runs on every request (its cost is measured) but never refuses one.
+      VERIFY_PER_IP_PER_MINUTE: '1000000000',
+      ...env,
+    })
+    const app = await buildApp({ config, database, chain: chainContext(testChain, rpcUrl), logger: silent })
+    setup?.(app)
+    apps.push(app)
+    return app.listen({ port: 0, host: '127.0.0.1' })
+  }
+
+  const cachedUrl = await start({}, testChain.rpcUrl, (app) => {
+    let bare: { body: string; etag: string } | undefined
+    // Same bytes and headers as the verify answer, captured once; then nothing but sending them.
+    app.get('/bench/bare', async (_request, reply) => {
+      bare ??= await capture(app, tips[CACHED_DEPTH]!)
+      return reply
+        .header('cache-control', 'public, max-age=60')
+        .header('etag', bare.etag)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(bare.body)
+    })
+  })
+  const plain = Fastify()
+  const sample = await capture(apps[0]!, tips[CACHED_DEPTH]!)
+  plain.get('/bench/bare', async (_request, reply) =>
+    reply
+      .header('cache-control', 'public, max-age=60')
+      .header('etag', sample.etag)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(sample.body),
+  )
+  const plainUrl = await plain.listen({ port: 0, host: '127.0.0.1' })
+  // The Redis-backed cache too, when the local Redis answers (keys removed on stop).
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  const redisPrefix = `bench:verify:${process.pid}:`
+  const redisUp = await redis.connect().then(
+    () => true,
+    () => false,
+  )
+  const redisAppUrl = redisUp ? await start({ REDIS_URL, VERIFY_REDIS_KEY_PREFIX: redisPrefix }) : undefined
+  const uncachedEnv = { VERIFY_CACHE_TTL_SECONDS: '0', VERIFY_FINALITY_DEPTH: '1000000000' }
+  const uncachedUrl = await start(uncachedEnv)
+  const countedUrl = await start(uncachedEnv, proxy.url)
+
+  const ready: ServerReady = {
+    rpcUrl: testChain.rpcUrl,
+    cachedUrl,
+    plainUrl,
+    redisUrl: redisAppUrl,
+    uncachedUrl,
+    countedUrl,
+    tips,
+    chainHashes,
+  }
+  process.send!({ type: 'ready', ready })
+  process.on('message', async (message: { type: string }) => {
+    if (message.type === 'round-trips') {
+      process.send!({ type: 'round-trips', count: proxy.roundTrips().length })
+      proxy.reset()
+    }
+    if (message.type === 'stop') {
+      for (const app of apps) await app.close()
+      await plain.close()
+      await proxy.close()
+      if (redisUp) {
+        const keys = await redis.keys(`${redisPrefix}*`)
+        if (keys.length > 0) await redis.del(...keys)
+        await redis.quit()
+      }
+      await database.close()
+      await testChain.stop()
+      process.exit(0)
+    }
+  })
+}
+
+async function capture(app: AppInstance, txHash: string): Promise<{ body: string; etag: string }> {
+  const response = await app.inject(`/api/verify/${txHash}`)
+  if (response.statusCode !== 200) throw new Error(`verify answered ${response.statusCode}`)
+  return { body: response.body, etag: String(response.headers.etag) }
+}
+
+function chainContext(testChain: TestChain, rpcUrl: string): ChainContext {
+  return {
+    client: createChainClient({ rpcUrls: [rpcUrl], chainId: testChain.chain.id, pollingIntervalMs: 20 }),
+    chainId: testChain.chain.id,
+    contractAddress: testChain.contract,
+    relayers: [testChain.account(0)],
+    publicRpcUrl: testChain.rpcUrl,
+    explorerTxUrl: null,
+  }
+}
+
+async function measure(): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  try {
+    const ready = await nextMessage<{ ready: ServerReady }>(child, 'ready')
+    await cachedFigures(ready.ready)
+    await uncachedFigures(ready.ready, child)
+  } finally {
+    child.send({ type: 'stop' })
+    await new Promise((resolve) => child.once('exit', resolve))
+  }
+}
+
+async function cachedFigures(ready: ServerReady): Promise<void> {
+  const verifyPath = `/api/verify/${ready.tips[CACHED_DEPTH]}`
+  const targets: [string, string][] = [
+    ['bare route, same app', `${ready.cachedUrl}/bench/bare`],
+    ['verify, cached (LRU)', `${ready.cachedUrl}${verifyPath}`],
+    ['plain Fastify, same bytes', `${ready.plainUrl}/bench/bare`],
+  ]
+  if (ready.redisUrl) targets.push(['verify, cached (Redis)', `${ready.redisUrl}${verifyPath}`])
+  const bytes = (await (await fetch(targets[1]![1])).text()).length
+  console.log(
+    `cached: ${CONNECTIONS} connections, body ${bytes} bytes (depth-${CACHED_DEPTH} chain), ${ROUNDS} rounds of ${ROUND_SECONDS} s`,
+  )
+
+  for (const [, url] of targets) await load(url, WARMUP_SECONDS)
+  const results = new Map<string, { rps: number[]; p99: number[] }>()
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternating the order cancels what running first or last in a round does to a target.
+    for (const [name, url] of round % 2 === 0 ? targets : [...targets].reverse()) {
+      const result = await load(url, ROUND_SECONDS)
+      const entry = results.get(name) ?? { rps: [], p99: [] }
+      entry.rps.push(result.requests.average)
+      entry.p99.push(result.latency.p99)
+      results.set(name, entry)
+    }
+  }
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
+  const bare = results.get('bare route, same app')!
+  const plain = results.get('plain Fastify, same bytes')!
+  for (const [name, { rps, p99 }] of results) {
+    const ratio = mean(rps) / mean(bare.rps)
+    const plainRatio = mean(rps) / mean(plain.rps)
+    console.log(
+      `  ${name.padEnd(26)} ${mean(rps).toFixed(0).padStart(6)} req/s  p99 ${mean(p99).toFixed(1).padStart(5)} ms` +
+        `  ratio ${ratio.toFixed(2)} of the bare route, ${plainRatio.toFixed(2)} of plain Fastify`,
+    )
+  }
+}
+
+async function load(url: string, seconds: number): Promise<autocannon.Result> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds })
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+  }
+  return result
+}
+
+async function uncachedFigures(ready: ServerReady, child: ChildProcess): Promise<void> {
+  console.log(`uncached (result cache off, no receipt final): ${UNCACHED_SAMPLES} sequential requests per depth`)
+  for (const depth of DEPTHS) {
+    const url = `${ready.uncachedUrl}/api/verify/${ready.tips[depth]}`
+    const floorBody = JSON.stringify(
+      ready.chainHashes[depth]!.map((hash, id) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'eth_getTransactionReceipt',
+        params: [hash],
+      })),
+    )
+    const floor = async () => {
+      const response = await fetch(ready.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: floorBody,
+      })
+      await response.text()
+    }
+    const verify = async () => {
+      const response = await fetch(url)
+      await response.text()
+      if (response.status !== 200) throw new Error(`verify answered ${response.status}`)
+    }
+    for (let i = 0; i < 20; i++) {
+      await floor()
+      await verify()
+    }
+    const floorTimes: number[] = []
+    const verifyTimes: number[] = []
+    // Interleaved, so that a slowing anvil or a busy core affects both alike.
+    for (let i = 0; i < UNCACHED_SAMPLES; i++) {
+      floorTimes.push(await timed(floor))
+      verifyTimes.push(await timed(verify))
+    }
+    const counted = `${ready.countedUrl}/api/verify/${ready.tips[depth]}`
+    await nextRoundTrips(child) // reset
+    for (let i = 0; i < ROUND_TRIP_SAMPLES; i++) await (await fetch(counted)).text()
+    const roundTrips = (await nextRoundTrips(child)) / ROUND_TRIP_SAMPLES
+    const [p50, p99] = [percentile(verifyTimes, 50), percentile(verifyTimes, 99)]
+    const [f50, f99] = [percentile(floorTimes, 50), percentile(floorTimes, 99)]
+    console.log(
+      `  depth ${String(depth).padStart(2)}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms;` +
+        ` one raw batch of its ${depth} receipts: p50 ${f50.toFixed(2)} ms, p99 ${f99.toFixed(2)} ms;` +
+        ` ratio (floor/verify) p50 ${(f50 / p50).toFixed(2)}, p99 ${(f99 / p99).toFixed(2)};` +
+        ` RPC round trips per request ${roundTrips.toFixed(2)}`,
+    )
+  }
+}
+
+async function timed(work: () => Promise<void>): Promise<number> {
+  const start = performance.now()
+  await work()
+  return performance.now() - start
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+async function nextRoundTrips(child: ChildProcess): Promise<number> {
+  child.send({ type: 'round-trips' })
+  return (await nextMessage<{ count: number }>(child, 'round-trips')).count
+}
+
+function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: { type: string } & T) => {
+      if (message.type !== type) return
+      child.off('message', onMessage)
+      child.off('exit', onExit)
+      resolve(message)
+    }
+    const onExit = (code: number | null) => reject(new Error(`the bench server exited (${code})`))
+    child.on('message', onMessage)
+    child.once('exit', onExit)
+  })
+}

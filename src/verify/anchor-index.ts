@@ -1,0 +1,55 @@
+// What the database knows about a document's chain: an index to prefetch from, never the truth.
+import { sql } from 'drizzle-orm'
+import type { Hash } from 'viem'
+import type { Database } from '../db/database.ts'
+
+export interface IndexedChain {
+  /** The requested anchor first, then its predecessors as the database links them, as far as it knows them. */
+  chain: { txHash: Hash; compositeHash: Hash }[]
+  /** The stored ciphertext of the requested anchor; undefined when the database has no row for it. */
+  encryptedPayload: string | undefined
+  /** Anchors the database records as naming the requested one as their previous. */
+  successors: Hash[]
+}
+
+interface IndexRow {
+  kind: 'chain' | 'successor'
+  tx_hash: string
+  composite_hash: string
+  encrypted_payload: string | null
+}
+
+/** One query: the recursive walk through `previous_tx_hash` and the successors, bounded by the given limits. */
+export async function readIndexedChain(
+  db: Database,
+  txHash: Hash,
+  limits: { maxDepth: number; maxSuccessors: number },
+): Promise<IndexedChain> {
+  const result = await db.execute(sql`
+    WITH RECURSIVE walk AS (
+      SELECT tx_hash, previous_tx_hash, composite_hash, encrypted_payload, 1 AS depth
+      FROM anchors WHERE tx_hash = ${txHash}
+      UNION ALL
+      SELECT a.tx_hash, a.previous_tx_hash, a.composite_hash, NULL, w.depth + 1
+      FROM anchors a JOIN walk w ON a.tx_hash = w.previous_tx_hash
+      WHERE w.depth < ${limits.maxDepth}
+    )
+    SELECT * FROM (
+      SELECT 'chain' AS kind, tx_hash, composite_hash, encrypted_payload, depth AS position FROM walk
+      UNION ALL
+      (SELECT 'successor', tx_hash, composite_hash, NULL, 0 FROM anchors
+        WHERE previous_tx_hash = ${txHash} AND status <> 'failed'
+        ORDER BY created_at LIMIT ${limits.maxSuccessors})
+    ) AS found ORDER BY kind, position`)
+  const indexed: IndexedChain = { chain: [], encryptedPayload: undefined, successors: [] }
+  // Both drivers (node-postgres and PGlite) answer with `rows`.
+  for (const row of (result as unknown as { rows: IndexRow[] }).rows) {
+    if (row.kind === 'successor') {
+      indexed.successors.push(row.tx_hash as Hash)
+      continue
+    }
+    if (indexed.chain.length === 0) indexed.encryptedPayload = row.encrypted_payload ?? undefined
+    indexed.chain.push({ txHash: row.tx_hash as Hash, compositeHash: row.composite_hash as Hash })
+  }
+  return indexed
+}

@@ -1,0 +1,79 @@
+// Fetches the anchors of many transactions in one batched JSON-RPC round trip, remembering the final ones for good.
+import { LRUCache } from 'lru-cache'
+import { type Address, type Hash, TransactionReceiptNotFoundError } from 'viem'
+import type { ChainClient } from '../chain/chain-client.ts'
+import { type AnchorRecord, anchorFromReceipt } from './anchor-entry.ts'
+import { ChainUnavailableError } from './errors.ts'
+
+export interface AnchorReaderOptions {
+  client: ChainClient
+  contract: Address
+  /** Blocks on top of a receipt's block before it counts as final and is never fetched again. */
+  finalityDepth: number
+  finalCacheMaxEntries: number
+}
+
+/**
+ * What a transaction holds: its anchor, `null` when it exists but is not an anchor of our contract (a plain
+ * transfer, another contract's look-alike event, a reverted call) or does not exist at all.
+ */
+export type AnchorLookup = AnchorRecord | null
+
+export class AnchorReader {
+  readonly #options: AnchorReaderOptions
+  // `false`: a final transaction that is not an anchor. Only final answers are kept: they can no longer change.
+  readonly #final: LRUCache<string, AnchorRecord | false>
+
+  constructor(options: AnchorReaderOptions) {
+    this.#options = options
+    this.#final = new LRUCache({ max: options.finalCacheMaxEntries })
+  }
+
+  /**
+   * Looks up every hash (lower-case) at once: the ones not known to be final go into ONE batched JSON-RPC request,
+   * together with the block number that decides their finality. Rejects with ChainUnavailableError.
+   */
+  async read(hashes: readonly Hash[]): Promise<Map<Hash, AnchorLookup>> {
+    const result = new Map<Hash, AnchorLookup>()
+    const missing: Hash[] = []
+    for (const hash of hashes) {
+      if (result.has(hash)) continue
+      const known = this.#final.get(hash)
+      if (known === undefined) {
+        if (!missing.includes(hash)) missing.push(hash)
+      } else {
+        result.set(hash, known || null)
+      }
+    }
+    if (missing.length === 0) return result
+
+    const { client, contract, finalityDepth } = this.#options
+    let head: bigint
+    let receipts: (Awaited<ReturnType<ChainClient['getTransactionReceipt']>> | undefined)[]
+    try {
+      // Issued in the same tick, so the batching http transport sends them as one JSON-RPC batch.
+      ;[head, ...receipts] = await Promise.all([
+        client.getBlockNumber(),
+        ...missing.map((hash) => client.getTransactionReceipt({ hash }).catch(receiptNotFound)),
+      ])
+    } catch (error) {
+      throw new ChainUnavailableError('the chain RPC failed', { cause: error })
+    }
+    for (const [i, hash] of missing.entries()) {
+      const receipt = receipts[i]
+      if (receipt === undefined) {
+        result.set(hash, null)
+        continue
+      }
+      const anchor = anchorFromReceipt(receipt, contract) ?? null
+      result.set(hash, anchor)
+      if (receipt.blockNumber + BigInt(finalityDepth) <= head) this.#final.set(hash, anchor ?? false)
+    }
+    return result
+  }
+}
+
+function receiptNotFound(error: unknown): undefined {
+  if (error instanceof TransactionReceiptNotFoundError) return undefined
+  throw error
+}

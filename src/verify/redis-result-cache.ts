@@ -1,0 +1,39 @@
+// The verify result cache in Redis, shared by every instance of the service.
+import type { Redis } from 'ioredis'
+import type { CachedResult, ResultCache } from './result-cache.ts'
+
+/**
+ * Each result is one Redis string, `status \n freshUntil \n etag \n body`: the body stays the stored bytes, with no
+ * second JSON layer to encode on write and decode on every hit.
+ */
+export class RedisResultCache implements ResultCache {
+  readonly #redis: Redis
+  readonly #prefix: string
+
+  /** `prefix` should name the deployment (chain and contract): two deployments never share an entry. */
+  constructor(redis: Redis, prefix: string) {
+    this.#redis = redis
+    this.#prefix = prefix
+  }
+
+  async get(key: string): Promise<CachedResult | undefined> {
+    const stored = await this.#redis.get(this.#prefix + key)
+    return stored === null ? undefined : decode(stored)
+  }
+
+  async set(key: string, value: CachedResult, retainMs: number): Promise<void> {
+    const stored = `${value.status}\n${value.freshUntil}\n${value.etag}\n${value.body}`
+    await this.#redis.set(this.#prefix + key, stored, 'PX', Math.max(1, Math.ceil(retainMs)))
+  }
+}
+
+function decode(stored: string): CachedResult | undefined {
+  const first = stored.indexOf('\n')
+  const second = stored.indexOf('\n', first + 1)
+  const third = stored.indexOf('\n', second + 1)
+  if (first < 0 || second < 0 || third < 0) return undefined
+  const status = Number(stored.slice(0, first))
+  const freshUntil = Number(stored.slice(first + 1, second))
+  if (!Number.isInteger(status) || !Number.isFinite(freshUntil)) return undefined
+  return { status, freshUntil, etag: stored.slice(second + 1, third), body: stored.slice(third + 1) }
+}

@@ -1,0 +1,65 @@
+// A JSON-RPC proxy in front of anvil that records every HTTP round trip, and can play an unreachable chain.
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface RpcCall {
+  method: string
+  params: unknown[]
+}
+
+export interface RpcProxy {
+  url: string
+  /** One entry per HTTP request (a JSON-RPC batch is one), each listing its calls. */
+  requests: RpcCall[][]
+  /**
+   * Round trips that included any of `methods`. Verify fetches at least one receipt in every round trip it makes
+   * (the block number only rides along), so the default counts verify's and nothing a background loop polls.
+   */
+  roundTrips(methods?: readonly string[]): RpcCall[][]
+  reset(): void
+  /** While down, every request is answered 503 as by an unreachable gateway. */
+  down: boolean
+  close(): Promise<void>
+}
+
+export const VERIFY_RPC_METHODS = ['eth_getTransactionReceipt'] as const
+
+export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
+  const requests: RpcCall[][] = []
+  const server = createServer(async (request, response) => {
+    const body = await readBody(request)
+    const parsed = JSON.parse(body) as RpcCall | RpcCall[]
+    requests.push((Array.isArray(parsed) ? parsed : [parsed]).map(({ method, params }) => ({ method, params })))
+    if (proxy.down) {
+      response.writeHead(503).end('unavailable')
+      return
+    }
+    const upstream = await fetch(targetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  const proxy: RpcProxy = {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    roundTrips(methods = VERIFY_RPC_METHODS) {
+      return requests.filter((calls) => calls.some((call) => methods.includes(call.method)))
+    },
+    reset() {
+      requests.length = 0
+    },
+    down: false,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+  return proxy
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RedisResultCache } from '../../src/verify/redis-result-cache.ts'
+import type { CachedResult } from '../../src/verify/result-cache.ts'
+import { startTestChain, type TestChain } from '../helpers/anvil.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { anchorChain, indexAnchors } from './helpers/anchors.ts'
+import { type RpcProxy, startRpcProxy } from './helpers/rpc-proxy.ts'
+
+const REDIS_URL = 'redis://127.0.0.1:6379'
+// Unique per run, so parallel runs on a shared Redis never see each other's keys; removed afterwards.
+const PREFIX = `test:verify:${randomUUID()}:`
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe('verify cache in Redis', () => {
+  let redis: Redis
+
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL)
+  })
+  afterAll(async () => {
+    const keys = await redis.keys(`${PREFIX}*`)
+    if (keys.length > 0) await redis.del(...keys)
+    await redis.quit()
+  })
+
+  describe('RedisResultCache', () => {
+    const result: CachedResult = {
+      status: 200,
+      body: '{"txHash":"0xab","note":"line\\nbreak and ünïcode\n raw newline"}',
+      etag: '"abc_-123"',
+      freshUntil: 1_760_000_000_123,
+    }
+
+    it('returns what was stored, body byte for byte', async () => {
+      const cache = new RedisResultCache(redis, `${PREFIX}unit:`)
+      await cache.set('0x01', result, 60_000)
+      expect(await cache.get('0x01')).toEqual(result)
+      expect(await cache.get('0x02')).toBeUndefined()
+    })
+
+    it('forgets an entry after its retention time', async () => {
+      const cache = new RedisResultCache(redis, `${PREFIX}unit:`)
+      await cache.set('0x03', result, 50)
+      await sleep(150)
+      expect(await cache.get('0x03')).toBeUndefined()
+    })
+
+    it('keeps deployments apart by prefix', async () => {
+      await new RedisResultCache(redis, `${PREFIX}a:`).set('0x04', result, 60_000)
+      expect(await new RedisResultCache(redis, `${PREFIX}b:`).get('0x04')).toBeUndefined()
+    })
+  })
+
+  describe('GET /api/verify/:txHash with REDIS_URL', () => {
+    let testChain: TestChain
+    const instances: { t: TestApp; proxy: RpcProxy }[] = []
+
+    async function instance(env: Record<string, string>) {
+      const proxy = await startRpcProxy(testChain.rpcUrl)
+      const t = await createTestApp({ env, testChain: { ...testChain, rpcUrl: proxy.url } })
+      instances.push({ t, proxy })
+      return { t, proxy }
+    }
+
+    beforeAll(async () => {
+      testChain = await startTestChain()
+    })
+    afterAll(async () => {
+      for (const { t, proxy } of instances) {
+        await t.close()
+        await proxy.close()
+      }
+      await testChain?.stop()
+    })
+
+    it('shares results and the rate limit between instances', async () => {
+      const env = { REDIS_URL, VERIFY_REDIS_KEY_PREFIX: `${PREFIX}app:`, VERIFY_PER_IP_PER_MINUTE: '4' }
+      const [a, b] = await Promise.all([instance(env), instance(env)])
+      const anchored = await anchorChain(testChain, 3)
+      await indexAnchors(a.t.database.handle.db, testChain, anchored)
+      const url = `/api/verify/${anchored[2]!.txHash}`
+
+      const first = await a.t.app.inject(url)
+      expect(first.statusCode).toBe(200)
+      expect(a.proxy.roundTrips()).toHaveLength(1)
+      const second = await b.t.app.inject(url)
+      expect(second.statusCode).toBe(200)
+      // Instance b has no row for it: the payload in its answer can only have come from the shared cache.
+      expect(second.body).toBe(first.body)
+      expect(second.json().encryptedPayload).not.toBeNull()
+      expect(b.proxy.roundTrips()).toHaveLength(0)
+      expect(second.headers.etag).toBe(first.headers.etag)
+
+      expect((await a.t.app.inject(url)).statusCode).toBe(200)
+      expect((await b.t.app.inject(url)).statusCode).toBe(200)
+      const limited = await a.t.app.inject(url)
+      expect(limited.statusCode).toBe(429)
+      expect(limited.json()).toMatchObject({ code: 'RATE_LIMITED' })
+    })
+
+    it('keeps verifying while Redis is unreachable', async () => {
+      const { t } = await instance({ REDIS_URL: 'redis://127.0.0.1:1', VERIFY_REDIS_KEY_PREFIX: `${PREFIX}down:` })
+      const [anchor] = await anchorChain(testChain, 1)
+      const response = await t.app.inject(`/api/verify/${anchor!.txHash}`)
+      expect(response.statusCode).toBe(200)
+      expect(response.json().chain).toHaveLength(1)
+    })
+  })
+})
