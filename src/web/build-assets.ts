@@ -1,0 +1,89 @@
+// The verification page's files, built in a child process (see bundle-page.ts for why) and pre-compressed here.
+// The service builds when it starts listening, so a fresh clone needs no build step and no build output is
+// committed or left stale; static-build.ts writes the same files to disk.
+import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import type { BundledFile } from './bundle-page.ts'
+
+export interface WebAsset {
+  /** File name under `assets/`, with its content hash. */
+  name: string
+  contentType: string
+  body: Uint8Array
+  gzip: Uint8Array
+  brotli: Uint8Array
+}
+
+export interface WebBuild {
+  assets: Map<string, WebAsset>
+  /** Names of the entry files the HTML links. */
+  script: string
+  style: string
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+}
+
+/** Most a build may take before it is abandoned; a loaded two-core machine needs a few seconds. */
+const BUILD_TIMEOUT_MS = 120_000
+
+function asset(name: string, body: Uint8Array): WebAsset {
+  const contentType = CONTENT_TYPES[name.slice(name.lastIndexOf('.') + 1)]
+  if (!contentType) throw new Error(`unexpected file in the verification page build: ${name}`)
+  return {
+    name,
+    contentType,
+    body,
+    gzip: gzipSync(body, { level: 9 }),
+    brotli: brotliCompressSync(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    }),
+  }
+}
+
+/** Runs bundle-page-process.ts under tsx in a child Node process; `signal` stops it. */
+function runBundler(signal?: AbortSignal): Promise<BundledFile[]> {
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+  const entry = fileURLToPath(new URL('./bundle-page-process.ts', import.meta.url))
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', tsx, entry], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: BUILD_TIMEOUT_MS,
+      // The bundler traps SIGTERM and would finish its build first, holding up the server's shutdown; the child
+      // keeps no state, so it is killed outright.
+      killSignal: 'SIGKILL',
+      ...(signal ? { signal } : {}),
+    })
+    const stdout: Buffer[] = []
+    const stderr: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      if (code !== 0) {
+        const detail = Buffer.concat(stderr).toString().trim().split('\n').slice(-5).join('\n')
+        reject(new Error(`the verification page build failed (exit ${code}): ${detail}`))
+        return
+      }
+      try {
+        const files = JSON.parse(Buffer.concat(stdout).toString()) as (Omit<BundledFile, 'body'> & { body: string })[]
+        resolve(files.map((file) => ({ ...file, body: new Uint8Array(Buffer.from(file.body, 'base64')) })))
+      } catch (error) {
+        reject(error)
+      }
+    })
+  })
+}
+
+export async function buildWebAssets(options: { signal?: AbortSignal } = {}): Promise<WebBuild> {
+  const files = await runBundler(options.signal)
+  const assets = new Map(files.map((file) => [file.name, asset(file.name, file.body)]))
+  const script = files.find((file) => file.role === 'script')?.name
+  const style = files.find((file) => file.role === 'style')?.name
+  if (!script || !style) throw new Error('the verification page build produced no script or stylesheet')
+  return { assets, script, style }
+}

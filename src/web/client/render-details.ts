@@ -1,0 +1,191 @@
+// The sections under the verdict: who signed (only when verified), the document fingerprint, the whole chain of
+// signatures with this QR code's place in it, and the values anyone can check on the blockchain without us.
+import type { AnchorPayload } from '../../formats/anchor-payload.ts'
+import type { ServiceInfo } from './api-client.ts'
+import { type Child, h, srOnly } from './dom.ts'
+import { formatLocal, formatUtc, toDate } from './time-format.ts'
+import type { ChainEntry, VerifyRecord } from './verify-record.ts'
+
+const TRUST_LABELS: Record<string, string> = {
+  email: 'a sign-in code sent to this e-mail address',
+  google: 'a Google account',
+  microsoft: 'a Microsoft account',
+}
+
+function row(term: string, ...description: Child[]): HTMLElement[] {
+  return [h('dt', {}, term), h('dd', {}, ...description)]
+}
+
+function time(unixSeconds: number): HTMLElement {
+  return h(
+    'span',
+    { class: 'time' },
+    h('time', { datetime: toDate(unixSeconds).toISOString() }, formatLocal(unixSeconds)),
+    h('span', { class: 'utc' }, formatUtc(unixSeconds)),
+  )
+}
+
+function code(value: string): HTMLElement {
+  return h('code', { class: 'hash' }, value)
+}
+
+/** An explorer link when the service names an http(s) explorer, else the bare hash. */
+function txLink(txHash: string, info: ServiceInfo | undefined): HTMLElement {
+  const template = info?.explorerTxUrl
+  if (template) {
+    try {
+      const url = new URL(template.replaceAll('{txHash}', txHash))
+      if (url.protocol === 'https:' || url.protocol === 'http:') {
+        return h(
+          'a',
+          { href: url.href, class: 'hash', target: '_blank', rel: 'noopener noreferrer' },
+          txHash,
+          srOnly(' (opens the blockchain explorer in a new tab)'),
+        )
+      }
+    } catch {
+      // An unusable template: fall through to the bare hash.
+    }
+  }
+  return code(txHash)
+}
+
+function section(id: string, title: string, ...children: Child[]): HTMLElement {
+  return h('section', { 'aria-labelledby': id, class: 'card' }, h('h2', { id }, title), ...children)
+}
+
+function trustText(signer: AnchorPayload['s']): string {
+  if (signer.tr === undefined) return 'Not stated'
+  const how = TRUST_LABELS[signer.tr] ?? signer.tr
+  if (signer.v === undefined) return `Signed in with ${how}`
+  return `Signed in with ${how}; identity ${signer.v ? 'verified' : 'not verified'} by the provider`
+}
+
+function location(latitude: number, longitude: number): HTMLElement {
+  const text = `${Math.abs(latitude)}° ${latitude < 0 ? 'S' : 'N'}, ${Math.abs(longitude)}° ${longitude < 0 ? 'W' : 'E'}`
+  // A geo: link opens the visitor's own maps app; the page itself loads no map tiles from anywhere.
+  return h('span', {}, text, ' ', h('a', { href: `geo:${latitude},${longitude}` }, 'Open in a maps app'))
+}
+
+export function signerSection(payload: AnchorPayload, record: VerifyRecord): HTMLElement {
+  const { s: signer, g } = payload
+  return section(
+    'signer-title',
+    'Signer',
+    h(
+      'dl',
+      { class: 'facts' },
+      ...row('Name', h('strong', {}, signer.n)),
+      ...row('E-mail', signer.e),
+      ...row('Signed as', signer.t === 'company' ? 'A company' : 'An individual'),
+      ...(signer.c ? row('Company', signer.c) : []),
+      ...(signer.p ? row('Position', signer.p) : []),
+      ...row('Identity', trustText(signer)),
+      ...row('Signed at', time(payload.ts), h('span', { class: 'note' }, 'as stated by the signer’s device')),
+      ...row('Recorded on the blockchain', time(record.timestamp)),
+      ...(g ? row('Location', location(g.la, g.ln)) : []),
+    ),
+  )
+}
+
+export function documentSection(payload: AnchorPayload): HTMLElement {
+  return section(
+    'document-title',
+    'Document',
+    h(
+      'dl',
+      { class: 'facts' },
+      ...row(
+        'Fingerprint (SHA-256)',
+        code(payload.d),
+        h(
+          'span',
+          { class: 'note' },
+          'of the PDF as it was before the QR code was added. Check the PDF below to compare.',
+        ),
+      ),
+    ),
+  )
+}
+
+function chainItem(entry: ChainEntry, label: string, info: ServiceInfo | undefined, current: boolean): HTMLElement {
+  return h(
+    'li',
+    { class: current ? 'current' : undefined, 'aria-current': current ? 'true' : undefined },
+    h(
+      'p',
+      { class: 'chain-label' },
+      h('strong', {}, label),
+      current ? h('span', { class: 'badge' }, 'This QR code') : null,
+    ),
+    h(
+      'dl',
+      { class: 'facts compact' },
+      ...row('Recorded', time(entry.timestamp)),
+      ...row('Transaction', txLink(entry.txHash, info)),
+    ),
+  )
+}
+
+export function chainSection(
+  record: VerifyRecord,
+  info: ServiceInfo | undefined,
+  title = 'Signatures on this document',
+): HTMLElement {
+  const total = record.chain.length
+  const intro =
+    total === 1
+      ? 'This is the document’s first signature.'
+      : `This is signature ${total} of the document; the earlier ones are listed first. Their details can be read only with their own QR codes.`
+  const successors = record.successors
+  return section(
+    'chain-title',
+    title,
+    h('p', {}, intro),
+    h(
+      'ol',
+      { class: 'chain' },
+      ...record.chain.map((entry, index) => chainItem(entry, `Signature ${index + 1}`, info, index === total - 1)),
+    ),
+    successors.length > 0
+      ? h(
+          'div',
+          {},
+          h('h3', {}, 'Signed after this one'),
+          successors.length > 1
+            ? h(
+                'p',
+                {},
+                `${successors.length} later signatures continue from this one: the chain branches, so copies of the document differ.`,
+              )
+            : h('p', {}, 'The document was signed again after this signature; the later version has its own QR code.'),
+          h(
+            'ol',
+            { class: 'chain', start: total + 1 },
+            ...successors.map((entry) => chainItem(entry, `Signature ${total + 1}`, info, false)),
+          ),
+        )
+      : null,
+  )
+}
+
+export function technicalSection(record: VerifyRecord, info: ServiceInfo | undefined): HTMLElement {
+  return section(
+    'technical-title',
+    'Check it yourself',
+    h(
+      'p',
+      {},
+      'These values let anyone confirm this signature on the blockchain without trusting this service: the transaction’s DocumentAnchored event holds the composite hash.',
+    ),
+    h(
+      'dl',
+      { class: 'facts' },
+      ...(info ? row('Chain ID', String(info.chainId)) : []),
+      ...(info ? row('Contract', code(info.contractAddress)) : []),
+      ...row('Transaction', txLink(record.txHash, info)),
+      ...row('Composite hash', code(record.compositeHash)),
+      ...row('Sent by relayer', code(record.signer)),
+    ),
+  )
+}

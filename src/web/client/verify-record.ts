@@ -1,0 +1,98 @@
+// The shape of GET /api/verify/:txHash as this page relies on it, checked by hand rather than trusted: the page
+// renders nothing the service sends unless it has this shape, and it checks that the chain links up.
+
+const HASH = /^0x[0-9a-f]{64}$/
+const ADDRESS = /^0x[0-9a-f]{40}$/
+const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/
+
+export const ZERO_HASH = `0x${'0'.repeat(64)}`
+
+export interface ChainEntry {
+  txHash: string
+  compositeHash: string
+  /** The relayer that sent the transaction, not the person who signed. */
+  signer: string
+  /** Block time, Unix seconds. */
+  timestamp: number
+  previousTxHash: string
+}
+
+export interface VerifyRecord extends ChainEntry {
+  /** First signature of the document to this one, inclusive. */
+  chain: ChainEntry[]
+  encryptedPayload: string | null
+  successors: ChainEntry[]
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function toEntry(value: unknown): ChainEntry | undefined {
+  if (!isRecord(value)) return undefined
+  const { txHash, compositeHash, signer, timestamp, previousTxHash } = value
+  if (
+    typeof txHash !== 'string' ||
+    !HASH.test(txHash) ||
+    typeof compositeHash !== 'string' ||
+    !HASH.test(compositeHash) ||
+    typeof signer !== 'string' ||
+    !ADDRESS.test(signer) ||
+    typeof timestamp !== 'number' ||
+    !Number.isSafeInteger(timestamp) ||
+    timestamp < 0 ||
+    typeof previousTxHash !== 'string' ||
+    !HASH.test(previousTxHash)
+  ) {
+    return undefined
+  }
+  return { txHash, compositeHash, signer, timestamp, previousTxHash }
+}
+
+function toEntries(value: unknown): ChainEntry[] | undefined {
+  if (!Array.isArray(value)) return undefined
+  const entries: ChainEntry[] = []
+  for (const item of value) {
+    const entry = toEntry(item)
+    if (!entry) return undefined
+    entries.push(entry)
+  }
+  return entries
+}
+
+/** The record when `value` has the documented shape, else undefined. */
+export function parseVerifyRecord(value: unknown): VerifyRecord | undefined {
+  if (!isRecord(value)) return undefined
+  const head = toEntry(value)
+  const chain = toEntries(value.chain)
+  const successors = toEntries(value.successors ?? [])
+  const { encryptedPayload } = value
+  if (!head || !chain || !successors) return undefined
+  if (encryptedPayload !== null && (typeof encryptedPayload !== 'string' || !BASE64URL.test(encryptedPayload))) {
+    return undefined
+  }
+  return { ...head, chain, encryptedPayload, successors }
+}
+
+/**
+ * True when the chain runs from a first signature (previous = zero hash) to the requested anchor, each entry
+ * naming the one before, and every successor names the requested anchor. A service that splices chains fails here.
+ */
+export function chainLinksUp(record: VerifyRecord, requestedTxHash: string): boolean {
+  const { chain, successors } = record
+  const last = chain.at(-1)
+  if (!last || chain[0]?.previousTxHash !== ZERO_HASH) return false
+  if (record.txHash !== requestedTxHash || last.txHash !== requestedTxHash) return false
+  if (
+    last.compositeHash !== record.compositeHash ||
+    last.previousTxHash !== record.previousTxHash ||
+    last.timestamp !== record.timestamp ||
+    last.signer !== record.signer
+  ) {
+    return false
+  }
+  for (let i = 1; i < chain.length; i++) {
+    if (chain[i]!.previousTxHash !== chain[i - 1]!.txHash) return false
+  }
+  return successors.every((entry) => entry.previousTxHash === requestedTxHash)
+}

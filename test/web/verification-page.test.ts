@@ -1,0 +1,640 @@
+// The verification page in headless Chromium against the real service: a chain of real signatures on anvil, the
+// real verify route, PGlite or PostgreSQL, and the page's own bundle as the service serves it.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyBaseLogger } from 'fastify'
+import { PDFDocument, StandardFonts } from 'pdf-lib'
+import pino from 'pino'
+import type { Browser, Page } from 'playwright-core'
+import type { Hash } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type AppInstance, buildApp } from '../../src/api/app.ts'
+import { createChainClient } from '../../src/chain/chain-client.ts'
+import { serializeAnchorPayload } from '../../src/formats/anchor-payload.ts'
+import { encryptPayload, generatePayloadKey } from '../../src/formats/payload-cipher.ts'
+import { txHashToBase64Url } from '../../src/formats/qr-url.ts'
+import { type SignPdfResult, signPdf } from '../../src/pdf/sign-pdf.ts'
+import { buildStaticPage } from '../../src/web/static-build.ts'
+import { startTestChain, type TestChain } from '../helpers/anvil.ts'
+import { testConfig } from '../helpers/app.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
+import { launchChromium, type OpenedPage, openPage } from './helpers/chromium.ts'
+import { anchorRequest, replaceStoredPayload, type Signature, sign } from './helpers/signed-chain.ts'
+import { type StaticServer, startStaticServer } from './helpers/static-server.ts'
+
+const EXPLORER = 'https://explorer.example/tx/{txHash}'
+// Signing times a few minutes before the anchoring block, as in real use; whole minutes in UTC.
+const NOW = Math.floor(Date.now() / 60_000) * 60
+const utc = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`
+/** The time of day and zone name the page shows in Berlin, e.g. "06:00:34 CET". */
+function berlinTime(seconds: number): string {
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'Europe/Berlin',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'short',
+  }).formatToParts(new Date(seconds * 1000))
+  const part = (type: string) => parts.find((item) => item.type === type)?.value
+  return `${part('hour')}:${part('minute')}:${part('second')} ${part('timeZoneName')}`
+}
+const SCREENSHOTS = join(import.meta.dirname, '../../docs/screenshots')
+// Screenshots land in docs/ only when asked for (UPDATE_SCREENSHOTS=1), so a test run never dirties the tree.
+const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1'
+
+async function contractPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create()
+  const font = await doc.embedFont(StandardFonts.Helvetica)
+  doc.addPage([595, 842]).drawText('Service agreement', { x: 50, y: 760, font, size: 20 })
+  return doc.save({ useObjectStreams: false })
+}
+
+/** Drops a file on the page the way a drag from the desktop does: a drop event carrying it in a DataTransfer. */
+async function dropFile(page: Page, name: string, bytes: Uint8Array): Promise<void> {
+  await page.evaluate(
+    ({ name, base64 }) => {
+      const binary = atob(base64)
+      const data = Uint8Array.from(binary, (char) => char.charCodeAt(0))
+      const transfer = new DataTransfer()
+      transfer.items.add(new File([data], name, { type: 'application/pdf' }))
+      document.body.dispatchEvent(
+        new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }),
+      )
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }))
+    },
+    { name, base64: Buffer.from(bytes).toString('base64') },
+  )
+}
+
+describe('the verification page (GET /v/:id) in Chromium', () => {
+  let testChain: TestChain
+  let database: TestDatabase
+  let app: AppInstance
+  let base: string
+  let browser: Browser
+  let staticHost: StaticServer
+  let scratch: string
+  const opened: OpenedPage[] = []
+  let ada: Signature
+  let grace: Signature
+  let zoe: Signature
+
+  async function open(url: string, options: Parameters<typeof openPage>[2] = {}): Promise<Page> {
+    const result = await openPage(browser, url, options)
+    opened.push(result)
+    return result.page
+  }
+
+  /** The whole page, or only the element matching `selector`. */
+  async function screenshot(page: Page, name: string, selector?: string): Promise<void> {
+    const path = join(UPDATE_SCREENSHOTS ? SCREENSHOTS : scratch, `${name}.png`)
+    const png = selector
+      ? await page.locator(selector).screenshot({ path })
+      : await page.screenshot({ path, fullPage: true })
+    expect(png.byteLength).toBeGreaterThan(5_000)
+  }
+
+  const text = (page: Page, selector: string) => page.locator(selector).textContent()
+  /** The definition list entry with this term, as one line of text. */
+  const fact = (page: Page, term: string) =>
+    page
+      .locator('dt', { hasText: new RegExp(`^${term}$`) })
+      .first()
+      .locator('xpath=following-sibling::dd[1]')
+      .textContent()
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'web-page-test-'))
+    if (UPDATE_SCREENSHOTS)
+      await mkdir(SCREENSHOTS, { recursive: true })
+      // The static host comes first: its origin goes into the service's CORS list.
+    ;[testChain, database, browser, staticHost] = await Promise.all([
+      startTestChain(),
+      createTestDatabase(),
+      launchChromium(),
+      startStaticServer(),
+    ])
+    // No result cache: a record altered in the database or a chain stopped mid-test shows at once.
+    const config = testConfig(
+      { VERIFY_CACHE_TTL_SECONDS: '0', VERIFY_NOT_FOUND_TTL_SECONDS: '0', CORS_ORIGINS: staticHost.url },
+      scratch,
+    )
+    app = await buildApp({
+      config,
+      database: database.handle,
+      chain: {
+        client: createChainClient({ rpcUrls: [testChain.rpcUrl], chainId: testChain.chain.id, pollingIntervalMs: 20 }),
+        chainId: testChain.chain.id,
+        contractAddress: testChain.contract,
+        relayers: [testChain.account(0)],
+        publicRpcUrl: testChain.rpcUrl,
+        explorerTxUrl: EXPLORER,
+      },
+      logger: pino({ level: 'silent' }) as FastifyBaseLogger,
+    })
+    base = await app.listen({ host: '127.0.0.1', port: 0 })
+
+    const db = database.handle.db
+    ada = await sign(testChain, db, {
+      documentHash: 'f35efb19fdb382572e3271363516e989c5179a0a7c859e26e4e7fe1b5568217f',
+      signer: { type: 'individual', name: 'Ada Lovelace', email: 'ada@example.com', trust: 'email', verified: true },
+      timestamp: NOW - 600,
+    })
+    grace = await sign(
+      testChain,
+      db,
+      {
+        documentHash: '168f3f49fd78a70aa0e7b2a4317b9131e64d91ccc686410aa41336c939684ae9',
+        signer: {
+          type: 'company',
+          name: 'Grace Hopper',
+          email: 'grace@navy.example',
+          company: 'Example Corp GmbH',
+          position: 'Rear Admiral',
+          trust: 'google',
+          verified: true,
+        },
+        timestamp: NOW - 300 + 34,
+        geo: { latitude: 52.520008, longitude: 13.404954 },
+      },
+      { previousTxHash: ada.txHash },
+    )
+    zoe = await sign(
+      testChain,
+      db,
+      {
+        documentHash: 'aa'.repeat(32),
+        signer: {
+          type: 'individual',
+          name: 'Zoë Ångström-Łukasz 山田',
+          email: '山田@例え.jp',
+          position: '<img src=x onerror="document.title=`pwned`">',
+          trust: 'microsoft',
+          verified: false,
+        },
+        timestamp: NOW - 60,
+        geo: { latitude: -33.8688, longitude: -151.2093 },
+      },
+      { previousTxHash: grace.txHash },
+    )
+    // The page is bundled when the server starts listening; wait for it here rather than inside a timed test.
+    expect((await fetch(`${base}/v/warm-up`)).status).toBe(200)
+  })
+
+  afterAll(async () => {
+    for (const page of opened) await page.close()
+    await browser?.close()
+    await app?.close()
+    await database?.close()
+    await testChain?.stop()
+    await staticHost?.close()
+    await rm(scratch, { recursive: true, force: true })
+  })
+
+  describe('a verified signature', () => {
+    it('shows who signed, how they were identified, when and where, and the document hash', async () => {
+      const page = await open(grace.qrUrl(base))
+      const verdict = page.locator('#verdict')
+      expect(await verdict.getAttribute('data-state')).toBe('verified')
+      expect(await verdict.getAttribute('role')).toBe('status')
+      expect(await text(page, 'h1')).toBe('Signature verified')
+      expect(await page.title()).toBe('Verified: signed by Grace Hopper · Signature check')
+
+      expect(await fact(page, 'Name')).toBe('Grace Hopper')
+      expect(await fact(page, 'E-mail')).toBe('grace@navy.example')
+      expect(await fact(page, 'Signed as')).toBe('A company')
+      expect(await fact(page, 'Company')).toBe('Example Corp GmbH')
+      expect(await fact(page, 'Position')).toBe('Rear Admiral')
+      expect(await fact(page, 'Identity')).toBe('Signed in with a Google account; identity verified by the provider')
+      // In the viewer's time zone (Berlin here), and in UTC beside it.
+      const signedAt = await fact(page, 'Signed at')
+      expect(signedAt).toContain(berlinTime(grace.payload.ts))
+      expect(signedAt).toContain(utc(grace.payload.ts))
+      expect(signedAt).toContain('as stated by the signer’s device')
+      const recorded = await fact(page, 'Recorded on the blockchain')
+      expect(recorded).toContain(berlinTime(grace.blockTimestamp))
+      expect(recorded).toContain(utc(grace.blockTimestamp))
+      expect(await fact(page, 'Location')).toContain('52.520008° N, 13.404954° E')
+      expect(await page.locator('a[href="geo:52.520008,13.404954"]').count()).toBe(1)
+      expect(await fact(page, 'Fingerprint \\(SHA-256\\)')).toContain(grace.payload.d)
+      expect(await fact(page, 'Composite hash')).toBe(grace.compositeHash)
+      expect(await fact(page, 'Contract')).toBe(testChain.contract.toLowerCase())
+      await screenshot(page, 'verification-verified')
+    })
+
+    it('shows the whole chain first to last with explorer links, marks this QR code and lists the later signature', async () => {
+      const page = await open(grace.qrUrl(base))
+      const items = page.locator('#chain-title ~ ol.chain > li')
+      expect(await items.count()).toBe(2)
+      for (const [index, signature] of [ada, grace].entries()) {
+        const item = items.nth(index)
+        expect(await item.locator('.chain-label strong').textContent()).toBe(`Signature ${index + 1}`)
+        const link = item.locator('a.hash')
+        expect(await link.getAttribute('href')).toBe(`https://explorer.example/tx/${signature.txHash}`)
+        expect(await link.getAttribute('rel')).toBe('noopener noreferrer')
+        expect(await item.textContent()).toContain(utc(signature.blockTimestamp))
+      }
+      expect(await items.nth(0).getAttribute('aria-current')).toBeNull()
+      expect(await items.nth(1).getAttribute('aria-current')).toBe('true')
+      expect(await items.nth(1).locator('.badge').textContent()).toBe('This QR code')
+
+      const later = page.locator('h3:has-text("Signed after this one") ~ ol.chain > li')
+      expect(await later.count()).toBe(1)
+      expect(await later.locator('.chain-label strong').textContent()).toBe('Signature 3')
+      expect(await later.locator('a.hash').textContent()).toContain(zoe.txHash)
+    })
+
+    it('shows the tip of the chain with all three signatures and renders signer text as text, never as markup', async () => {
+      const page = await open(zoe.qrUrl(base))
+      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
+      expect(await page.locator('#chain-title ~ ol.chain > li').count()).toBe(3)
+      expect(await page.locator('h3:has-text("Signed after this one")').count()).toBe(0)
+      expect(await fact(page, 'Name')).toBe('Zoë Ångström-Łukasz 山田')
+      expect(await fact(page, 'E-mail')).toBe('山田@例え.jp')
+      expect(await fact(page, 'Position')).toBe('<img src=x onerror="document.title=`pwned`">')
+      expect(await page.locator('main img').count()).toBe(0)
+      expect(await fact(page, 'Identity')).toBe(
+        'Signed in with a Microsoft account; identity not verified by the provider',
+      )
+      expect(await fact(page, 'Location')).toContain('33.8688° S, 151.2093° W')
+      expect(await page.title()).not.toContain('pwned')
+    })
+
+    it('accepts the 0x hex form of the transaction hash in the path', async () => {
+      const page = await open(`${base}/v/${ada.txHash}#${Buffer.from(ada.key).toString('base64url')}`)
+      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
+      expect(await fact(page, 'Name')).toBe('Ada Lovelace')
+      expect(await fact(page, 'Identity')).toBe(
+        'Signed in with a sign-in code sent to this e-mail address; identity verified by the provider',
+      )
+      expect(await page.locator('dt', { hasText: /^Location$/ }).count()).toBe(0)
+    })
+
+    it('never sends the key anywhere, nor a referrer, and loads nothing from another origin', async () => {
+      const result = await openPage(browser, grace.qrUrl(base))
+      opened.push(result)
+      const key = Buffer.from(grace.key).toString('base64url')
+      const urls = result.requests.map((request) => request.url())
+      expect(urls).toContain(`${base}/api/verify/${grace.txHash}`)
+      for (const request of result.requests) {
+        expect(request.url()).not.toContain(key)
+        expect(new URL(request.url()).origin).toBe(base)
+        const headers = await request.allHeaders()
+        expect(headers.referer).toBeUndefined()
+        expect(Object.values(headers).join('\n')).not.toContain(key)
+      }
+      expect(result.errors).toEqual([])
+    })
+  })
+
+  describe('the other states', () => {
+    it('shows the loading state while the answer is on its way', async () => {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } })
+      const page = await context.newPage()
+      // Hold the verify answer back (it is still the real one) so the loading state can be seen.
+      let release: () => void = () => {}
+      const held = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      await page.route('**/api/verify/**', async (route) => {
+        await held
+        await route.continue()
+      })
+      await page.goto(grace.qrUrl(base))
+      const verdict = page.locator('#verdict')
+      expect(await verdict.getAttribute('aria-busy')).toBe('true')
+      expect(await verdict.getAttribute('role')).toBe('status')
+      expect(await text(page, 'h1')).toBe('Checking this signature…')
+      await screenshot(page, 'verification-loading')
+      release()
+      await page.locator('#verdict[data-state="verified"]').waitFor()
+      await context.close()
+    })
+
+    it('says the key does not open the details when the key is wrong, and still shows the chain', async () => {
+      const page = await open(grace.qrUrl(base, generatePayloadKey()))
+      const verdict = page.locator('#verdict')
+      expect(await verdict.getAttribute('data-state')).toBe('key-mismatch')
+      expect(await verdict.getAttribute('role')).toBe('alert')
+      expect(await text(page, 'h1')).toBe('The signer’s details could not be opened')
+      expect(await page.locator('dt', { hasText: /^Name$/ }).count()).toBe(0)
+      expect(await page.getByText('Grace Hopper').count()).toBe(0)
+      expect(await page.locator('#chain-title').textContent()).toBe('What the blockchain records')
+      expect(await page.locator('#chain-title ~ ol.chain > li').count()).toBe(2)
+      await screenshot(page, 'verification-wrong-key')
+    })
+
+    it('asks for the key when the link has none, and verifies once the key is added to the address', async () => {
+      const page = await open(`${base}/v/${txHashToBase64Url(grace.txHash)}`)
+      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('missing-key')
+      expect(await page.locator('#verdict').getAttribute('role')).toBe('alert')
+      expect(await text(page, 'h1')).toBe('This link has no key')
+      await screenshot(page, 'verification-missing-key')
+
+      await page.evaluate((key) => {
+        window.location.hash = key
+      }, Buffer.from(grace.key).toString('base64url'))
+      await page.locator('#verdict[data-state="verified"]').waitFor()
+      expect(await fact(page, 'Name')).toBe('Grace Hopper')
+    })
+
+    it('calls a key of the wrong length damaged', async () => {
+      const page = await open(`${base}/v/${txHashToBase64Url(grace.txHash)}#abc`)
+      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('missing-key')
+      expect(await text(page, 'h1')).toBe('The key in this link is damaged')
+    })
+
+    it('warns that the details were altered when the stored ciphertext opens to details the chain never saw', async () => {
+      const victim = await sign(testChain, database.handle.db, {
+        documentHash: 'bb'.repeat(32),
+        signer: { type: 'individual', name: 'Alan Turing', email: 'alan@example.org' },
+        timestamp: NOW,
+      })
+      expect(await (await open(victim.qrUrl(base))).locator('#verdict').getAttribute('data-state')).toBe('verified')
+
+      // Someone who saw the QR code re-encrypts other details under its key and swaps them into the database.
+      const forged = serializeAnchorPayload({ ...victim.payload, s: { ...victim.payload.s, n: 'Mallory' } })
+      await replaceStoredPayload(database.handle.db, victim.txHash, await encryptPayload(forged, victim.key))
+      const page = await open(victim.qrUrl(base))
+      const verdict = page.locator('#verdict')
+      expect(await verdict.getAttribute('data-state')).toBe('tampered')
+      expect(await verdict.getAttribute('role')).toBe('alert')
+      expect(await text(page, 'h1')).toBe('Warning: the signer’s details do not match the blockchain')
+      expect(await page.getByText('Mallory').count()).toBe(0)
+      await screenshot(page, 'verification-tampered')
+
+      // A ciphertext altered without the key cannot be opened at all: the key-mismatch state, which says so.
+      const flipped = victim.encryptedPayload.replace(/^./, (char) => (char === 'A' ? 'B' : 'A'))
+      await replaceStoredPayload(database.handle.db, victim.txHash, flipped)
+      const second = await open(victim.qrUrl(base))
+      expect(await second.locator('#verdict').getAttribute('data-state')).toBe('key-mismatch')
+      expect(await second.locator('#verdict p').textContent()).toContain('may have been altered')
+    })
+
+    it('says no signer details are held for an anchor this service never stored', async () => {
+      const unindexed = await sign(
+        testChain,
+        database.handle.db,
+        {
+          documentHash: 'cc'.repeat(32),
+          signer: { type: 'individual', name: 'Edsger Dijkstra', email: 'ewd@example.org' },
+          timestamp: NOW,
+        },
+        { index: false },
+      )
+      const page = await open(unindexed.qrUrl(base))
+      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('no-details')
+      expect(await page.locator('#chain-title ~ ol.chain > li').count()).toBe(1)
+    })
+
+    it('says no signature is found for an unknown transaction', async () => {
+      const unknown = `0x${'ab'.repeat(32)}` as Hash
+      const page = await open(`${base}/v/${txHashToBase64Url(unknown)}#${'A'.repeat(22)}`)
+      const verdict = page.locator('#verdict')
+      expect(await verdict.getAttribute('data-state')).toBe('not-found')
+      expect(await verdict.getAttribute('role')).toBe('alert')
+      expect(await text(page, 'h1')).toBe('No signature found for this link')
+      expect(await page.locator('#details').textContent()).toContain(unknown)
+      expect(await page.locator('button.retry').count()).toBe(1)
+      await screenshot(page, 'verification-unknown')
+    })
+
+    it('says the link is not valid when the path holds no transaction hash', async () => {
+      const page = await open(`${base}/v/not-a-transaction#${'A'.repeat(22)}`)
+      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('invalid-link')
+      expect(await text(page, 'h1')).toBe('This is not a valid verification link')
+    })
+  })
+
+  describe('quality', () => {
+    it('renders its first paint well under a second and fits a 360 px screen without sideways scrolling', async ({
+      annotate,
+    }) => {
+      const page = await open(zoe.qrUrl(base), { viewport: { width: 360, height: 740 } })
+      const timing = await page.evaluate(() => ({
+        firstContentfulPaint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Infinity,
+        verdict: performance.getEntriesByName('verdict-rendered')[0]?.startTime ?? Infinity,
+      }))
+      // The figures go into the test report: docs/performance.md quotes them.
+      await annotate(
+        `first contentful paint ${timing.firstContentfulPaint.toFixed(0)} ms, verdict rendered ${timing.verdict.toFixed(0)} ms after navigation start`,
+      )
+      expect(timing.firstContentfulPaint).toBeLessThan(1000)
+      expect(timing.verdict).toBeLessThan(3000)
+      const widths = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth,
+        viewport: document.documentElement.clientWidth,
+      }))
+      expect(widths.page).toBeLessThanOrEqual(widths.viewport)
+      await screenshot(page, 'verification-verified-360px')
+    })
+
+    it('keeps every piece of text at a contrast of at least 4.5:1 in each state', async () => {
+      const urls = [
+        grace.qrUrl(base),
+        grace.qrUrl(base, generatePayloadKey()),
+        `${base}/v/${txHashToBase64Url(grace.txHash)}`,
+        `${base}/v/${txHashToBase64Url(`0x${'cd'.repeat(32)}`)}#${'A'.repeat(22)}`,
+      ]
+      for (const url of urls) {
+        const page = await open(url)
+        const failures = await page.evaluate(lowContrastTexts)
+        expect(failures, url).toEqual([])
+      }
+      // The check itself can fail: grey text on white (2.8:1) is caught.
+      const page = await open(grace.qrUrl(base))
+      await page.evaluate(() => {
+        const probe = document.createElement('p')
+        probe.textContent = 'grey probe'
+        probe.style.color = '#999999'
+        document.querySelector('.card')?.append(probe)
+      })
+      expect(await page.evaluate(lowContrastTexts)).toEqual([expect.stringMatching(/^2\.\d\d: grey probe$/)])
+    })
+
+    it('is usable with the keyboard: a skip link first, then every link and the file picker, with a visible focus', async () => {
+      const page = await open(grace.qrUrl(base))
+      await page.keyboard.press('Tab')
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the result')
+      const reached: string[] = []
+      for (let i = 0; i < 20; i++) {
+        await page.keyboard.press('Tab')
+        const focused = await page.evaluate(() => {
+          const element = document.activeElement as HTMLElement | null
+          if (!element || element === document.body) return undefined
+          const style = getComputedStyle(element)
+          return { id: element.id, tag: element.tagName, outline: style.outlineStyle, width: style.outlineWidth }
+        })
+        if (!focused) break
+        reached.push(focused.id || focused.tag)
+        expect(focused.outline).toBe('solid')
+      }
+      expect(reached).toContain('pdf-file')
+      expect(reached.filter((tag) => tag === 'A').length).toBeGreaterThanOrEqual(4)
+      // Every form control has a label.
+      expect(await page.locator('label[for="pdf-file"]').textContent()).toBe('Choose the signed PDF')
+    })
+
+    it('uses one h1 and headings in order', async () => {
+      const page = await open(grace.qrUrl(base))
+      const levels = await page.evaluate(() =>
+        [...document.querySelectorAll('h1, h2, h3, h4')].map((heading) => Number(heading.tagName[1])),
+      )
+      expect(levels.filter((level) => level === 1)).toHaveLength(1)
+      expect(levels[0]).toBe(1)
+      for (let i = 1; i < levels.length; i++) expect(levels[i]! - levels[i - 1]!).toBeLessThanOrEqual(1)
+    })
+  })
+
+  describe('the static build', () => {
+    it('works from another origin with the API base set at build time', async () => {
+      const out = join(scratch, 'static')
+      await buildStaticPage({ outDir: out, apiBase: base })
+      staticHost.setRoot(out)
+      const result = await openPage(browser, grace.qrUrl(staticHost.url))
+      opened.push(result)
+      expect(await result.page.locator('#verdict').getAttribute('data-state')).toBe('verified')
+      expect(await fact(result.page, 'Name')).toBe('Grace Hopper')
+      expect(result.requests.map((request) => request.url())).toContain(`${base}/api/verify/${grace.txHash}`)
+      expect(result.errors).toEqual([])
+    })
+  })
+
+  describe('a dropped PDF', () => {
+    let signed: SignPdfResult
+
+    beforeAll(async () => {
+      const anchor = (request: Parameters<typeof anchorRequest>[2]) =>
+        anchorRequest(testChain, database.handle.db, request)
+      const first = await signPdf(await contractPdf(), {
+        signer: { type: 'individual', name: 'Ada Lovelace', email: 'ada@example.com', trust: 'email', verified: true },
+        verifyBaseUrl: base,
+        anchor,
+      })
+      signed = await signPdf(first.bytes, {
+        signer: { type: 'company', name: 'Grace Hopper', email: 'grace@navy.example', company: 'Example Corp GmbH' },
+        geo: { latitude: 52.520008, longitude: 13.404954 },
+        verifyBaseUrl: base,
+        anchor,
+      })
+    })
+
+    it('reports every signature as matching the document bytes and nothing added, without uploading the file', async () => {
+      const result = await openPage(browser, signed.qrUrl)
+      opened.push(result)
+      const { page } = result
+      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
+      const before = result.requests.length
+      await dropFile(page, 'agreement.pdf', signed.bytes)
+      const heading = page.locator('.pdf-result h3')
+      await heading.waitFor()
+      expect(await heading.textContent()).toBe('agreement.pdf: all 2 signatures check out')
+      expect(await heading.getAttribute('data-valid')).toBe('true')
+      const items = page.locator('.pdf-signatures > li')
+      expect(await items.count()).toBe(2)
+      for (const [index, name] of ['Ada Lovelace', 'Grace Hopper'].entries()) {
+        const item = items.nth(index)
+        expect(await item.getAttribute('data-valid')).toBe('true')
+        expect(await item.textContent()).toContain(`Valid: ${name}`)
+        expect(await item.textContent()).toContain('The document’s bytes are exactly what was signed.')
+      }
+      expect(await page.locator('.pdf-result').textContent()).toContain(
+        'Nothing was added to the file after the last signature.',
+      )
+      // The file stayed here: after the drop, only GETs (the checker's code and the anchor look-ups) went out.
+      const after = result.requests.slice(before)
+      expect(after.length).toBeGreaterThan(0)
+      expect(after.every((request) => request.method() === 'GET')).toBe(true)
+      expect(after.some((request) => /\/assets\/pdf-check-[\w-]+\.js$/.test(request.url()))).toBe(true)
+      await screenshot(page, 'verification-pdf-checked', '#pdf-check')
+    })
+
+    it('reports bytes added after the last signature, from the file picker', async () => {
+      const page = await open(signed.qrUrl)
+      const appended = new Uint8Array([...signed.bytes, ...new TextEncoder().encode('% added later\n')])
+      await page.setInputFiles('#pdf-file', {
+        name: 'edited.pdf',
+        mimeType: 'application/pdf',
+        buffer: Buffer.from(appended),
+      })
+      const heading = page.locator('.pdf-result h3')
+      await heading.waitFor()
+      expect(await heading.textContent()).toBe('edited.pdf: not everything checks out')
+      expect(await page.locator('[data-unsigned-bytes]').getAttribute('data-unsigned-bytes')).toBe('14')
+      expect(await page.locator('.pdf-signatures > li[data-valid="true"]').count()).toBe(2)
+    })
+
+    it('reports a changed document and a file that is not a PDF', async () => {
+      const page = await open(signed.qrUrl)
+      const changed = new Uint8Array(signed.bytes)
+      // One digit of the original file's modification date, which both signatures cover; the structure stays intact.
+      const at = Buffer.from(changed).indexOf('/ModDate (D:') + '/ModDate (D:'.length
+      expect(at).toBeGreaterThan(20)
+      changed[at] = changed[at] === 0x31 ? 0x32 : 0x31
+      await page.setInputFiles('#pdf-file', {
+        name: 'changed.pdf',
+        mimeType: 'application/pdf',
+        buffer: Buffer.from(changed),
+      })
+      await page.locator('.pdf-result h3').waitFor()
+      expect(await page.locator('.pdf-signatures > li[data-valid="false"]').count()).toBe(2)
+      expect(await page.locator('.pdf-result').textContent()).toContain('NOT what was signed')
+
+      await page.setInputFiles('#pdf-file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') })
+      await page.locator('.pdf-failure').waitFor()
+      expect(await page.locator('.pdf-failure').textContent()).toBe('This file is not a PDF.')
+    })
+  })
+
+  // Last: it stops the chain.
+  describe('when the chain is down', () => {
+    it('says the blockchain cannot be reached, not that the signature is bad', async () => {
+      await testChain.stop()
+      const page = await open(ada.qrUrl(base))
+      const verdict = page.locator('#verdict')
+      expect(await verdict.getAttribute('data-state')).toBe('unavailable')
+      expect(await verdict.getAttribute('role')).toBe('alert')
+      expect(await text(page, 'h1')).toBe('The blockchain cannot be reached right now')
+      expect(await page.locator('#verdict p').textContent()).toContain('This says nothing about the signature itself.')
+      expect(await page.locator('button.retry').count()).toBe(1)
+      await screenshot(page, 'verification-unavailable')
+    })
+  })
+})
+
+/** Runs in the page: every visible text whose colour is below 4.5:1 against the background behind it. */
+function lowContrastTexts(): string[] {
+  const parse = (value: string) => {
+    const match = /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(value)
+    return match ? { rgb: [match[1], match[2], match[3]].map(Number), alpha: Number(match[4] ?? 1) } : undefined
+  }
+  const luminance = (rgb: number[]) => {
+    const [r, g, b] = rgb.map((channel) => {
+      const c = channel / 255
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+    })
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
+  }
+  const background = (element: Element | null): number[] => {
+    for (let node = element; node; node = node.parentElement) {
+      const color = parse(getComputedStyle(node).backgroundColor)
+      if (color && color.alpha > 0) return color.rgb
+    }
+    return [255, 255, 255]
+  }
+  const failures: string[] = []
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const element = node.parentElement
+    if (!element || !node.textContent?.trim() || element.closest('.sr-only, .skip, noscript')) continue
+    if (element.getClientRects().length === 0) continue
+    const color = parse(getComputedStyle(element).color)
+    if (!color) continue
+    const [a, b] = [luminance(color.rgb), luminance(background(element))]
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)
+    if (ratio < 4.5) failures.push(`${ratio.toFixed(2)}: ${node.textContent.trim().slice(0, 40)}`)
+  }
+  return failures
+}
