@@ -11,12 +11,14 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod'
+import type { Redis } from 'ioredis'
 import type { JwtSettings } from '../auth/jwt.ts'
 import { SessionChecker } from '../auth/sessions.ts'
 import type { ChainContext } from '../chain/chain-context.ts'
 import type { Config } from '../config.ts'
 import type { DatabaseHandle } from '../db/database.ts'
 import { loggerOptions } from '../logging.ts'
+import { connectRedis } from '../redis-client.ts'
 import { SERVICE_VERSION } from '../version.ts'
 import { createAuthenticate } from './authenticate.ts'
 import { registerErrorHandling, sendProblem } from './error-handler.ts'
@@ -59,6 +61,8 @@ export interface AppServices {
   metrics: Metrics
   jwt: JwtSettings
   sessions: SessionChecker
+  /** Present when REDIS_URL is set: shared by the verify cache and the rate limits of every instance. */
+  redis: Redis | undefined
 }
 
 declare module 'fastify' {
@@ -87,11 +91,15 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
 
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
-  app.decorate('deps', { config, database: deps.database, chain: deps.chain, metrics, jwt, sessions })
+  const redis = config.redis.url === undefined ? undefined : await connectRedis(config.redis.url, app.log)
+  app.decorate('deps', { config, database: deps.database, chain: deps.chain, metrics, jwt, sessions, redis })
   app.decorate('authenticate', createAuthenticate(jwt, sessions))
   app.decorate('lifecycle', { shuttingDown: false })
   app.addHook('preClose', async () => {
     app.lifecycle.shuttingDown = true
+  })
+  app.addHook('onClose', async () => {
+    redis?.disconnect()
   })
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff')

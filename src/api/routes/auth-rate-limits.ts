@@ -3,7 +3,6 @@
 import { createHash } from 'node:crypto'
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyRequest } from 'fastify'
-import { Redis } from 'ioredis'
 import type { AppInstance } from '../app.ts'
 import { ProblemError } from '../problem.ts'
 
@@ -23,20 +22,7 @@ const LOCAL_STORE_ENTRIES = 100_000
 
 export async function registerSignInLimiters(app: AppInstance): Promise<SignInLimiters> {
   const { config } = app.deps
-  let redis: Redis | undefined
-  if (config.redis.url !== undefined) {
-    redis = new Redis(config.redis.url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: 500,
-    })
-    redis.on('error', (error: Error) => app.log.warn({ err: error.message }, 'sign-in rate limit redis error'))
-    await redis.connect().catch((error: Error) => app.log.warn({ err: error.message }, 'sign-in redis unreachable'))
-    app.addHook('onClose', async () => {
-      redis?.disconnect()
-    })
-  }
+  const { redis } = app.deps
   await app.register(rateLimit, {
     global: false,
     cache: LOCAL_STORE_ENTRIES,

@@ -110,7 +110,9 @@ async function relayPlugin(app: AppInstance): Promise<void> {
 
 async function relayEndpoints(app: AppInstance, relayer: Relayer, relayMetrics: RelayMetrics): Promise<void> {
   const { config } = app.deps
-  await app.register(rateLimit, { global: false })
+  // Shared through Redis when configured, so N instances enforce one limit per user.
+  const { redis } = app.deps
+  await app.register(rateLimit, { global: false, ...(redis && { redis, nameSpace: 'anchor:relay:rate:' }) })
   const perUser = app.createRateLimit({
     max: config.limits.relayPerUserPerMinute,
     timeWindow: MINUTE_MS,

@@ -1,7 +1,6 @@
 // GET /api/verify/:txHash: public, trustless verification of an anchor and its whole signature chain.
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyReply } from 'fastify'
-import { Redis } from 'ioredis'
 import { Counter } from 'prom-client'
 import { z } from 'zod'
 import { AnchorReader } from '../../verify/anchor-reader.ts'
@@ -64,24 +63,9 @@ const ProblemSchema = z.looseObject({
 })
 
 export async function verifyRoutes(app: AppInstance): Promise<void> {
-  const { config, chain, database, metrics } = app.deps
+  const { config, chain, database, metrics, redis } = app.deps
   const settings = config.verify
 
-  let redis: Redis | undefined
-  if (config.redis.url !== undefined) {
-    // Fail fast instead of queueing: a Redis outage must cost cache hits, never hang a verification.
-    redis = new Redis(config.redis.url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: 500,
-    })
-    redis.on('error', (error: Error) => app.log.warn({ err: error.message }, 'verify redis error'))
-    await redis.connect().catch((error: Error) => app.log.warn({ err: error.message }, 'verify redis unreachable'))
-    app.addHook('onClose', async () => {
-      redis?.disconnect()
-    })
-  }
   // Keyed by deployment as well, so chains and contracts sharing one Redis never mix their results.
   const deployment = `${settings.redisKeyPrefix}${chain.chainId}:${chain.contractAddress.toLowerCase()}:`
   const cache: ResultCache = redis

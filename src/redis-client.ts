@@ -1,0 +1,19 @@
+// The one Redis connection of an app instance, shared by the verify cache and the rate limits.
+import type { FastifyBaseLogger } from 'fastify'
+import { Redis } from 'ioredis'
+
+/**
+ * Connects without queueing: while Redis is down, commands fail at once, so an outage costs cache hits or answers
+ * 503 from the limiters instead of hanging requests.
+ */
+export async function connectRedis(url: string, log: FastifyBaseLogger): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 500,
+  })
+  redis.on('error', (error: Error) => log.warn({ err: error.message }, 'redis error'))
+  await redis.connect().catch((error: Error) => log.warn({ err: error.message }, 'redis unreachable at start'))
+  return redis
+}
