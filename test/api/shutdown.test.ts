@@ -52,6 +52,7 @@ describe('graceful shutdown', () => {
     releaseSlow()
     const response = await inFlight
     expect(response.status).toBe(200)
+    expect(response.headers.get('connection')).toBe('close')
     expect(await response.json()).toEqual({ finished: true })
     await closing
     expect(closed).toBe(true)
