@@ -1,5 +1,6 @@
 // Start-up time of the service on embedded defaults, fresh (new data dir: PGlite init, contract deploy) and warm
-// (existing data dir), each against its floor measured in the same run: launching tsx with an empty program plus
+// (existing data dir), each against its floor measured in the same run: launching Node with the tsx loader and an empty
+// program plus
 // starting a bare anvil, the two things every start pays before any of our own work.
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -10,7 +11,6 @@ import { startAnvil } from '../src/chain/anvil.ts'
 import { startServerProcess } from '../test/helpers/server-process.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const TSX = join(ROOT, 'node_modules/.bin/tsx')
 const RUNS = 3
 
 async function timed(work: () => Promise<void>): Promise<number> {
@@ -23,7 +23,7 @@ async function bareFloor(): Promise<number> {
   const tsx = await timed(
     () =>
       new Promise<void>((resolve, reject) => {
-        const child = spawn(TSX, ['-e', ''], { cwd: ROOT, stdio: 'ignore' })
+        const child = spawn(process.execPath, ['--import', 'tsx', '-e', ''], { cwd: ROOT, stdio: 'ignore' })
         child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tsx exited ${code}`))))
       }),
   )
