@@ -12,13 +12,12 @@ import pg from 'pg'
 import pino from 'pino'
 import { type AppInstance, buildApp } from '../src/api/app.ts'
 import { startSession } from '../src/auth/sessions.ts'
-import { createChainClient } from '../src/chain/chain-client.ts'
 import { loadConfig } from '../src/config.ts'
 import { type Database, type DatabaseHandle, openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
 import { users } from '../src/db/schema.ts'
 import type { SignatureItem, SnippetItem } from '../src/library/library-types.ts'
-import { startTestChain } from '../test/helpers/anvil.ts'
+import { startTestChain, testChainContext } from '../test/helpers/anvil.ts'
 
 const SIGNATURES = 200
 const SIGNATURE_BYTES = 50 * 1024
@@ -104,14 +103,7 @@ async function startBenchApp(setup?: (app: AppInstance) => void): Promise<BenchA
   const app = await buildApp({
     config,
     database: handle,
-    chain: {
-      client: createChainClient({ rpcUrls: [testChain.rpcUrl], chainId: testChain.chain.id, pollingIntervalMs: 20 }),
-      chainId: testChain.chain.id,
-      contractAddress: testChain.contract,
-      relayers: [testChain.account(0)],
-      publicRpcUrl: testChain.rpcUrl,
-      explorerTxUrl: null,
-    },
+    chain: testChainContext(testChain),
     logger: pino({ level: 'silent' }) as FastifyBaseLogger,
   })
   setup?.(app)

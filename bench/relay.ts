@@ -10,14 +10,13 @@ import pino from 'pino'
 import { type Address, type Hex, parseGwei } from 'viem'
 import { type AppInstance, buildApp } from '../src/api/app.ts'
 import { startSession } from '../src/auth/sessions.ts'
-import { createChainClient } from '../src/chain/chain-client.ts'
 import { documentAnchorsAbi } from '../src/chain/document-anchors-artifact.ts'
 import { loadConfig } from '../src/config.ts'
 import { type DatabaseHandle, openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
 import { users } from '../src/db/schema.ts'
 import { toBase64Url } from '../src/formats/base64url.ts'
-import { startTestChain, type TestChain } from '../test/helpers/anvil.ts'
+import { startTestChain, type TestChain, testChainContext } from '../test/helpers/anvil.ts'
 
 const CLIENTS = 50
 const AUTOMINE_TXS = 1_000
@@ -154,14 +153,7 @@ async function startRelayService(chain: TestChain): Promise<Service> {
   const app = await buildApp({
     config,
     database,
-    chain: {
-      client: createChainClient({ rpcUrls: [chain.rpcUrl], chainId: chain.chain.id, pollingIntervalMs: 20 }),
-      chainId: chain.chain.id,
-      contractAddress: chain.contract,
-      relayers: [chain.account(0)],
-      publicRpcUrl: chain.rpcUrl,
-      explorerTxUrl: null,
-    },
+    chain: testChainContext(chain),
     logger: pino({ level: 'silent' }) as FastifyBaseLogger,
   })
   const url = await app.listen({ host: '127.0.0.1', port: 0 })

@@ -13,6 +13,8 @@ import {
 import { anvil as anvilChain } from 'viem/chains'
 import { type AnvilInstance, type StartAnvilOptions, startAnvil } from '../../src/chain/anvil.ts'
 import { anvilAccount } from '../../src/chain/anvil-accounts.ts'
+import { createChainClient } from '../../src/chain/chain-client.ts'
+import type { ChainContext } from '../../src/chain/chain-context.ts'
 import { deployDocumentAnchors } from '../../src/chain/deploy-document-anchors.ts'
 
 /** viem polls every 4 s by default; anvil answers in about a millisecond. */
@@ -93,5 +95,22 @@ export async function startTestChain(options: StartTestChainOptions = {}): Promi
   } catch (error) {
     await anvil.stop()
     throw error
+  }
+}
+
+/** The app's view of a test chain: account 0 relays, its RPC URL is the public one, polling is local-fast. */
+export function testChainContext(testChain: TestChain, overrides: Partial<ChainContext> = {}): ChainContext {
+  return {
+    client: createChainClient({
+      rpcUrls: [testChain.rpcUrl],
+      chainId: testChain.chain.id,
+      pollingIntervalMs: LOCAL_POLLING_INTERVAL_MS,
+    }),
+    chainId: testChain.chain.id,
+    contractAddress: testChain.contract,
+    relayers: [testChain.account(0)],
+    publicRpcUrl: testChain.rpcUrl,
+    explorerTxUrl: null,
+    ...overrides,
   }
 }

@@ -7,11 +7,10 @@ import pino from 'pino'
 import { type AppInstance, buildApp } from '../../src/api/app.ts'
 import type { TrustProvider } from '../../src/auth/jwt.ts'
 import { startSession } from '../../src/auth/sessions.ts'
-import { createChainClient } from '../../src/chain/chain-client.ts'
 import type { ChainContext } from '../../src/chain/chain-context.ts'
 import { type Config, type Env, loadConfig } from '../../src/config.ts'
 import { users } from '../../src/db/schema.ts'
-import { type StartTestChainOptions, startTestChain, type TestChain } from './anvil.ts'
+import { type StartTestChainOptions, startTestChain, type TestChain, testChainContext } from './anvil.ts'
 import { createTestDatabase, type TestDatabase } from './database.ts'
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!'
@@ -48,14 +47,7 @@ export async function createTestApp(options: CreateTestAppOptions = {}): Promise
     createTestDatabase(),
     options.testChain ? Promise.resolve(options.testChain) : startTestChain(options.chain),
   ])
-  const chain: ChainContext = {
-    client: createChainClient({ rpcUrls: [testChain.rpcUrl], chainId: testChain.chain.id, pollingIntervalMs: 20 }),
-    chainId: testChain.chain.id,
-    contractAddress: testChain.contract,
-    relayers: [testChain.account(0)],
-    publicRpcUrl: testChain.rpcUrl,
-    explorerTxUrl: null,
-  }
+  const chain = testChainContext(testChain)
   const app = await buildApp({
     config,
     database: database.handle,

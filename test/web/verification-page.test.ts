@@ -10,13 +10,12 @@ import type { Browser, Page } from 'playwright-core'
 import type { Hash } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AppInstance, buildApp } from '../../src/api/app.ts'
-import { createChainClient } from '../../src/chain/chain-client.ts'
 import { serializeAnchorPayload } from '../../src/formats/anchor-payload.ts'
 import { encryptPayload, generatePayloadKey } from '../../src/formats/payload-cipher.ts'
 import { txHashToBase64Url } from '../../src/formats/qr-url.ts'
 import { type SignPdfResult, signPdf } from '../../src/pdf/sign-pdf.ts'
 import { buildStaticPage } from '../../src/web/static-build.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
+import { startTestChain, type TestChain, testChainContext } from '../helpers/anvil.ts'
 import { testConfig } from '../helpers/app.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
 import { launchChromium, type OpenedPage, openPage } from './helpers/chromium.ts'
@@ -124,14 +123,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
     app = await buildApp({
       config,
       database: database.handle,
-      chain: {
-        client: createChainClient({ rpcUrls: [testChain.rpcUrl], chainId: testChain.chain.id, pollingIntervalMs: 20 }),
-        chainId: testChain.chain.id,
-        contractAddress: testChain.contract,
-        relayers: [testChain.account(0)],
-        publicRpcUrl: testChain.rpcUrl,
-        explorerTxUrl: EXPLORER,
-      },
+      chain: testChainContext(testChain, { explorerTxUrl: EXPLORER }),
       logger: pino({ level: 'silent' }) as FastifyBaseLogger,
     })
     base = await app.listen({ host: '127.0.0.1', port: 0 })
