@@ -1,4 +1,5 @@
 // RFC 9457 problem details: the one error shape of the API, and the error that carries it through handlers.
+import { z } from 'zod'
 
 /** Stable, documented error codes (docs/api.md). */
 export type ProblemCode =
@@ -87,3 +88,13 @@ export function problemBody(
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
+
+/** The problem body as routes declare it in their response schemas (and so in the OpenAPI document). */
+export const ProblemSchema = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.string(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+})

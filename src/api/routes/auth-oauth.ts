@@ -10,10 +10,10 @@ import { OAuthClient, OAuthError } from '../../auth/oauth-client.ts'
 import { type OAuthProviderName, saveOAuthFlow, takeOAuthFlow } from '../../auth/oauth-flows.ts'
 import { findUser, signInUser } from '../../auth/users.ts'
 import type { AppInstance } from '../app.ts'
-import { ProblemError } from '../problem.ts'
+import { ProblemError, ProblemSchema } from '../problem.ts'
 import type { SignIn } from './auth.ts'
 import type { SignInLimiters } from './auth-rate-limits.ts'
-import { ProblemSchema, SignInResponseSchema } from './auth-schemas.ts'
+import { SignInResponseSchema } from './auth-schemas.ts'
 
 const PROVIDERS: OAuthProviderName[] = ['google', 'microsoft']
 

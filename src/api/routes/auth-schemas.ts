@@ -1,14 +1,6 @@
 // Shapes shared by the sign-in routes (see ../shared/API.md, Authentication).
 import { z } from 'zod'
 
-export const ProblemSchema = z.looseObject({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  code: z.string(),
-})
-
 export const UserSchema = z.object({
   id: z.uuid(),
   email: z.string(),

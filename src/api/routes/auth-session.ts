@@ -2,8 +2,8 @@
 import { z } from 'zod'
 import { findUser, monthlyUsage } from '../../auth/users.ts'
 import type { AppInstance } from '../app.ts'
-import { ProblemError } from '../problem.ts'
-import { ProblemSchema, UserSchema } from './auth-schemas.ts'
+import { ProblemError, ProblemSchema } from '../problem.ts'
+import { UserSchema } from './auth-schemas.ts'
 
 const security = [{ bearerAuth: [] }]
 

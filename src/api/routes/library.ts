@@ -19,18 +19,9 @@ import {
   SNIPPET_TEXT_MAX_CHARACTERS,
 } from '../../library/validation.ts'
 import type { AppInstance } from '../app.ts'
-import { ProblemError } from '../problem.ts'
+import { ProblemError, ProblemSchema } from '../problem.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-
-const ProblemSchema = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  code: z.string(),
-  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-})
 
 const Uuid = z
   .uuid()

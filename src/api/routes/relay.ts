@@ -15,7 +15,7 @@ import type { AnchorRow } from '../../relayer/outbox.ts'
 import { createRelayMetrics, type RelayMetrics } from '../../relayer/relay-metrics.ts'
 import { Relayer, type RelayOutcomeLabel } from '../../relayer/relayer.ts'
 import type { AppInstance } from '../app.ts'
-import { ProblemError } from '../problem.ts'
+import { ProblemError, ProblemSchema } from '../problem.ts'
 
 /** 12-byte IV + 16-byte tag + at least one byte of ciphertext. */
 const MIN_PAYLOAD_BYTES = 29
@@ -66,14 +66,6 @@ const AnchorResponseSchema = z.object({
   status: z.enum(['pending', 'confirmed', 'failed']),
   blockNumber: z.number().int().nullable(),
   createdAt: z.string(),
-})
-
-const ProblemSchema = z.looseObject({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  code: z.string(),
 })
 
 /** Not encapsulated, so `app.relayer` reaches tests and tooling; the routes get their own scope below. */

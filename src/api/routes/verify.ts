@@ -10,7 +10,7 @@ import { LruResultCache, type ResultCache } from '../../verify/result-cache.ts'
 import { parseTxHashParam } from '../../verify/tx-hash-param.ts'
 import { VerifyService } from '../../verify/verify-service.ts'
 import type { AppInstance } from '../app.ts'
-import { PROBLEM_CONTENT_TYPE, ProblemError } from '../problem.ts'
+import { PROBLEM_CONTENT_TYPE, ProblemError, ProblemSchema } from '../problem.ts'
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 const HEX_HASH = z.string().regex(/^0x[0-9a-f]{64}$/)
@@ -52,14 +52,6 @@ const VerifyResponseSchema = z.object({
     .nullable()
     .describe('Stored ciphertext, byte for byte; null when the service holds none'),
   successors: z.array(ChainEntrySchema).describe('Confirmed anchors naming this one as their previous'),
-})
-
-const ProblemSchema = z.looseObject({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  code: z.string(),
 })
 
 export async function verifyRoutes(app: AppInstance): Promise<void> {
