@@ -8,16 +8,16 @@ import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { type SQL, sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
-import pg from 'pg'
 import pino from 'pino'
 import { type AppInstance, buildApp } from '../src/api/app.ts'
 import { startSession } from '../src/auth/sessions.ts'
 import { loadConfig } from '../src/config.ts'
-import { type Database, type DatabaseHandle, openDatabase } from '../src/db/database.ts'
+import { type Database, openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
 import { users } from '../src/db/schema.ts'
 import type { SignatureItem, SnippetItem } from '../src/library/library-types.ts'
 import { startTestChain, testChainContext } from '../test/helpers/anvil.ts'
+import { createThrowawayDatabase } from '../test/helpers/throwaway-postgres.ts'
 
 const SIGNATURES = 200
 const SIGNATURE_BYTES = 50 * 1024
@@ -77,26 +77,8 @@ interface BenchApp {
 /** The real app on a fresh database (PGlite in memory, or a throwaway PostgreSQL database) and a local anvil. */
 async function startBenchApp(setup?: (app: AppInstance) => void): Promise<BenchApp> {
   const adminUrl = process.env.DATABASE_URL
-  let handle: DatabaseHandle
-  let dropDatabase = async () => {}
-  if (adminUrl) {
-    const name = `anchor_bench_${randomBytes(6).toString('hex')}`
-    const admin = new pg.Client({ connectionString: adminUrl })
-    await admin.connect()
-    await admin.query(`CREATE DATABASE ${name}`)
-    await admin.end()
-    const url = new URL(adminUrl)
-    url.pathname = `/${name}`
-    handle = await openDatabase({ url: url.toString() })
-    dropDatabase = async () => {
-      const cleanup = new pg.Client({ connectionString: adminUrl })
-      await cleanup.connect()
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await cleanup.end()
-    }
-  } else {
-    handle = await openDatabase({})
-  }
+  const throwaway = adminUrl ? await createThrowawayDatabase(adminUrl, 'anchor_bench') : undefined
+  const handle = await openDatabase({ url: throwaway?.url })
   await migrateDatabase(handle)
   const testChain = await startTestChain()
   const config = loadConfig({ JWT_SECRET: 'bench-secret-that-is-at-least-32-bytes-long', LOG_LEVEL: 'silent' })
@@ -114,7 +96,7 @@ async function startBenchApp(setup?: (app: AppInstance) => void): Promise<BenchA
     async close() {
       await app.close()
       await handle.close()
-      await dropDatabase()
+      await throwaway?.drop()
       await testChain.stop()
     },
   }

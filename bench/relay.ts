@@ -17,6 +17,7 @@ import { migrateDatabase } from '../src/db/migrate.ts'
 import { users } from '../src/db/schema.ts'
 import { toBase64Url } from '../src/formats/base64url.ts'
 import { startTestChain, type TestChain, testChainContext } from '../test/helpers/anvil.ts'
+import { createThrowawayDatabase } from '../test/helpers/throwaway-postgres.ts'
 
 const CLIENTS = 50
 const AUTOMINE_TXS = 1_000
@@ -64,41 +65,35 @@ async function drive(total: number, job: (i: number) => Promise<boolean>): Promi
 
 /** The floor: viem signs and sends the same `anchor` call with manual nonces and waits for each receipt. */
 async function bareLoop(chain: TestChain, total: number): Promise<Figures> {
-  const wallet = chain.walletClient(1)
-  let nonce = await chain.publicClient.getTransactionCount({ address: chain.account(1).address, blockTag: 'pending' })
-  const fees = { maxFeePerGas: parseGwei('5'), maxPriorityFeePerGas: parseGwei('1') }
-  return drive(total, async () => {
-    const txHash = await wallet.writeContract({
-      address: chain.contract,
-      abi: documentAnchorsAbi,
-      functionName: 'anchor',
-      args: [hash(), ZERO],
-      nonce: nonce++,
-      gas: 40_000n,
-      ...fees,
-    })
-    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: txHash, pollingInterval: 20 })
-    return receipt.status === 'success'
+  let nonce = await firstBareNonce(chain)
+  return drive(total, async () => (await sendBareAnchor(chain, nonce++)).status === 'success')
+}
+
+function firstBareNonce(chain: TestChain): Promise<number> {
+  return chain.publicClient.getTransactionCount({ address: chain.account(1).address, blockTag: 'pending' })
+}
+
+/** One `anchor` call signed by account 1 with an explicit nonce and fixed fees, waited for like the relay waits. */
+async function sendBareAnchor(chain: TestChain, nonce: number) {
+  const txHash = await chain.walletClient(1).writeContract({
+    address: chain.contract,
+    abi: documentAnchorsAbi,
+    functionName: 'anchor',
+    args: [hash(), ZERO],
+    nonce,
+    gas: 40_000n,
+    maxFeePerGas: parseGwei('5'),
+    maxPriorityFeePerGas: parseGwei('1'),
   })
+  return chain.publicClient.waitForTransactionReceipt({ hash: txHash, pollingInterval: 20 })
 }
 
 async function bareLoopSequential(chain: TestChain, total: number): Promise<Figures> {
-  const wallet = chain.walletClient(1)
-  let nonce = await chain.publicClient.getTransactionCount({ address: chain.account(1).address, blockTag: 'pending' })
+  let nonce = await firstBareNonce(chain)
   const latencies: number[] = []
   for (let i = 0; i < total; i++) {
     const t0 = performance.now()
-    const txHash = await wallet.writeContract({
-      address: chain.contract,
-      abi: documentAnchorsAbi,
-      functionName: 'anchor',
-      args: [hash(), ZERO],
-      nonce: nonce++,
-      gas: 40_000n,
-      maxFeePerGas: parseGwei('5'),
-      maxPriorityFeePerGas: parseGwei('1'),
-    })
-    await chain.publicClient.waitForTransactionReceipt({ hash: txHash, pollingInterval: 20 })
+    await sendBareAnchor(chain, nonce++)
     latencies.push(performance.now() - t0)
   }
   latencies.sort((a, b) => a - b)
@@ -123,17 +118,7 @@ interface Service {
 async function throwawayDatabase(): Promise<{ url: string | undefined; drop(): Promise<void> }> {
   const adminUrl = loadConfig(process.env).database.url
   if (adminUrl === undefined) return { url: undefined, drop: async () => {} }
-  const name = `anchor_bench_${randomBytes(6).toString('hex')}`
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: adminUrl })
-    await client.connect()
-    await client.query(statement)
-    await client.end()
-  }
-  await admin(`CREATE DATABASE ${name}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+  return createThrowawayDatabase(adminUrl, 'anchor_bench')
 }
 
 async function startRelayService(chain: TestChain): Promise<Service> {

@@ -1,12 +1,11 @@
 // A fresh, migrated database per test file: a clone of a migrated PGlite template, or, when DATABASE_URL is set,
 // a throwaway PostgreSQL database created beside the one it names and dropped afterwards.
-import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import pg from 'pg'
 import { inject } from 'vitest'
 import { loadConfig } from '../../src/config.ts'
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts'
 import { migrateDatabase } from '../../src/db/migrate.ts'
+import { createThrowawayDatabase } from './throwaway-postgres.ts'
 
 export interface TestDatabase {
   handle: DatabaseHandle
@@ -29,24 +28,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
-  const name = `anchor_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  const handle = await openDatabase({ url: url.toString() })
+  const throwaway = await createThrowawayDatabase(adminUrl)
+  const handle = await openDatabase({ url: throwaway.url })
   await migrateDatabase(handle)
   return {
     handle,
-    url: url.toString(),
+    url: throwaway.url,
     async close() {
       await handle.close()
-      const cleanup = new pg.Client({ connectionString: adminUrl })
-      await cleanup.connect()
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await cleanup.end()
+      await throwaway.drop()
     },
   }
 }

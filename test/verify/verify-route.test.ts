@@ -1,4 +1,4 @@
-import type { Response as InjectResponse } from 'light-my-request'
+import type { LightMyRequestResponse as InjectResponse } from 'fastify'
 import type { Hash } from 'viem'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { txHashToBase64Url } from '../../src/formats/qr-url.ts'
