@@ -1,12 +1,13 @@
 // Opens the database the configuration names: PostgreSQL when DATABASE_URL is set, else PGlite under the data dir.
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import pg from 'pg'
+import { openPgliteForDrizzle } from './pglite-client.ts'
 import * as schema from './schema.ts'
 
 export type Schema = typeof schema
@@ -70,8 +71,10 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
 
 async function openPglite(dir: string | undefined, template: Blob | undefined): Promise<DatabaseHandle> {
   if (dir !== undefined) await mkdir(dir, { recursive: true })
-  const client = new PGlite({ ...(dir !== undefined && { dataDir: dir }), ...(template && { loadDataDir: template }) })
-  await client.waitReady
+  const client = await openPgliteForDrizzle({
+    ...(dir !== undefined && { dataDir: dir }),
+    ...(template && { loadDataDir: template }),
+  })
   const db = drizzlePglite({ client, schema }) as unknown as Database
   return {
     db,
