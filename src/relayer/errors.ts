@@ -25,6 +25,14 @@ export class PreviousNotFoundError extends Error {
   }
 }
 
+/** The signed-in user was deleted while the request ran: nothing of the request was kept. */
+export class UserGoneError extends Error {
+  override name = 'UserGoneError'
+  constructor() {
+    super('This account no longer exists')
+  }
+}
+
 /** The chain's RPC failed or refused; nothing of the request was kept. */
 export class ChainUnavailableError extends Error {
   override name = 'ChainUnavailableError'

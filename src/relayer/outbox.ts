@@ -3,7 +3,6 @@
 import { sql } from 'drizzle-orm'
 import type { Address, Hex } from 'viem'
 import type { Database } from '../db/database.ts'
-import { QuotaExceededError } from './errors.ts'
 import type { Fees } from './fees.ts'
 
 export interface SignedTransaction {
@@ -31,6 +30,8 @@ export interface NewAnchor {
   previousTxHash: string
   encryptedPayload: string
   userId: string
+  /** The quota period it counts against (`quotaPeriod().period` when the request arrived). */
+  period: string
 }
 
 export interface Slot {
@@ -43,12 +44,16 @@ export interface Quota {
   plans: Record<string, number>
   /** The plan of a user whose plan is not in `plans`. */
   defaultPlan: string
-  /** `YYYY-MM-01` of the current UTC month. */
-  period: string
-  resetsAt: Date
 }
 
-export type ReserveResult = { kind: 'reserved'; anchorId: string; nonce: number } | { kind: 'exists' }
+export type ReserveResult =
+  | { kind: 'reserved'; anchorId: string; nonce: number }
+  /** Another anchor holds the composite hash. */
+  | { kind: 'exists' }
+  /** `used` is the count as this batch saw it; it may lag a concurrent increment, never lead it. */
+  | { kind: 'quota_exceeded'; limit: number; used: number }
+  /** The user was deleted since the request signed in. */
+  | { kind: 'no_user' }
 
 type Row = Record<string, unknown>
 
@@ -71,77 +76,46 @@ export function quotaPeriod(now = new Date()): { period: string; resetsAt: Date 
 export const UNSIGNED_PREFIX = 'unsigned:'
 
 /**
- * Counts the anchor against the quota, takes a nonce and stores the anchor holding it, in ONE statement: atomic without
- * an explicit transaction, and the relayer's nonce row is locked only for that statement. A composite hash someone
- * else took makes the whole statement fail (unique violation), which undoes the count and the nonce with it. Signing
- * (about 1.5 ms of CPU) happens afterwards, so no lock is held across it; `attachSigned` then stores the signed
- * transaction before anyone sends it.
+ * Counts each anchor against its user's quota, takes a nonce and stores the anchor holding it: one call of
+ * `reserve_anchors` (drizzle/0001_relay_functions.sql) for the whole batch, one transaction, so concurrent relays share
+ * it and the relayer's nonce row is locked only while it runs. An item whose composite hash is taken is undone on its
+ * own, count and nonce with it. Signing (about 1 ms of CPU each) happens afterwards, so no lock is held across it;
+ * `attachSigned` then stores the signed transactions before anyone sends them.
  */
-export async function reserveAnchor(db: Database, slot: Slot, anchor: NewAnchor, quota: Quota): Promise<ReserveResult> {
-  const fallback = quota.plans[quota.defaultPlan] ?? 0
-  const cases = Object.entries(quota.plans).map(([plan, limit]) => sql`WHEN ${plan} THEN ${limit}::int`)
-  const limitOf = sql`CASE (SELECT plan FROM users WHERE id = ${anchor.userId}) ${sql.join(cases, sql` `)}
-                      ELSE ${fallback}::int END`
-  let result: Row | undefined
-  try {
-    ;[result] = await rows(
-      db,
-      sql`WITH quota AS (SELECT ${limitOf} AS lim),
-          counted AS (
-            INSERT INTO anchor_usage (user_id, period, used)
-            SELECT ${anchor.userId}, ${quota.period}, 1 FROM quota WHERE lim > 0
-            ON CONFLICT (user_id, period) DO UPDATE SET used = anchor_usage.used + 1
-            WHERE anchor_usage.used < (SELECT lim FROM quota)
-            RETURNING used),
-          filler AS (
-            DELETE FROM relay_transactions WHERE EXISTS (SELECT 1 FROM counted) AND tx_hash = (
-              SELECT tx_hash FROM relay_transactions
-              WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
-                AND anchor_id IS NULL AND status = 'signed'
-              ORDER BY nonce LIMIT 1 FOR UPDATE SKIP LOCKED)
-            RETURNING nonce),
-          fresh AS (
-            UPDATE relayer_nonces SET next_nonce = next_nonce + 1, updated_at = now()
-            WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
-              AND EXISTS (SELECT 1 FROM counted) AND NOT EXISTS (SELECT 1 FROM filler)
-            RETURNING next_nonce - 1 AS nonce),
-          taken AS (
-            SELECT nonce FROM filler UNION ALL SELECT nonce FROM fresh),
-          a AS (
-            INSERT INTO anchors (tx_hash, composite_hash, previous_tx_hash, encrypted_payload, user_id, status,
-                                 chain_id, relayer_address, nonce)
-            SELECT ${UNSIGNED_PREFIX} || gen_random_uuid(), ${anchor.compositeHash}, ${anchor.previousTxHash},
-                   ${anchor.encryptedPayload}, ${anchor.userId}, 'pending', ${slot.chainId}, ${slot.relayer}, nonce
-            FROM taken
-            RETURNING id, nonce),
-          u AS (
-            UPDATE users SET anchor_count = anchor_count + 1
-            WHERE id = ${anchor.userId} AND EXISTS (SELECT 1 FROM a)
-            RETURNING 1)
-          SELECT (SELECT used FROM counted) AS used, (SELECT id FROM a) AS id, (SELECT nonce FROM a) AS nonce,
-                 (SELECT lim FROM quota) AS lim,
-                 (SELECT used FROM anchor_usage WHERE user_id = ${anchor.userId} AND period = ${quota.period}) AS before`,
-    )
-  } catch (error) {
-    if (isUniqueViolation(error, 'composite_hash')) return { kind: 'exists' }
-    throw error
-  }
-  if (result?.used === null || result?.used === undefined) {
-    // The count only stops at the limit; its snapshot may lag a concurrent increment, never lead it.
-    const limit = Number(result?.lim ?? 0)
-    throw new QuotaExceededError(limit, Math.max(Number(result?.before ?? 0), limit), quota.resetsAt)
-  }
-  if (result.id === null) throw new Error(`no nonce row for relayer ${slot.relayer} on chain ${slot.chainId}`)
-  return { kind: 'reserved', anchorId: String(result.id), nonce: Number(result.nonce) }
-}
-
-function isUniqueViolation(error: unknown, column: string): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
-    const pgError = current as Error & { code?: string; constraint?: string; detail?: string }
-    if (pgError.code === '23505') return `${pgError.constraint} ${pgError.detail}`.includes(column)
-    current = current.cause
-  }
-  return false
+export async function reserveAnchors(
+  db: Database,
+  slot: Slot,
+  anchors: NewAnchor[],
+  quota: Quota,
+): Promise<ReserveResult[]> {
+  if (anchors.length === 0) return []
+  const items = anchors.map(({ compositeHash, previousTxHash, encryptedPayload, userId, period }) => ({
+    compositeHash,
+    previousTxHash,
+    encryptedPayload,
+    userId,
+    period,
+  }))
+  const results = await rows(
+    db,
+    sql`SELECT outcome, anchor_id, nonce, quota_limit, quota_used
+        FROM reserve_anchors(${slot.chainId}::int, ${slot.relayer}::text, ${JSON.stringify(quota.plans)}::jsonb,
+                             ${quota.plans[quota.defaultPlan] ?? 0}::int, ${JSON.stringify(items)}::jsonb)`,
+  )
+  if (results.length !== anchors.length) throw new Error('reserve_anchors answered for a different number of items')
+  return results.map((row): ReserveResult => {
+    switch (row.outcome) {
+      case 'reserved':
+        return { kind: 'reserved', anchorId: String(row.anchor_id), nonce: Number(row.nonce) }
+      case 'quota_exceeded':
+        return { kind: 'quota_exceeded', limit: Number(row.quota_limit ?? 0), used: Number(row.quota_used ?? 0) }
+      case 'exists':
+      case 'no_user':
+        return { kind: row.outcome }
+      default:
+        throw new Error(`reserve_anchors answered an unknown outcome: ${String(row.outcome)}`)
+    }
+  })
 }
 
 export interface Attachment {
@@ -201,25 +175,10 @@ export async function unsignedAnchors(
   }))
 }
 
-/** The lowest unsent filler's nonce if there is one (reused, so no gap stays), else the next fresh one. */
+/** The nonce authority (`take_nonce` in drizzle/0001_relay_functions.sql): a reused filler's nonce, else a fresh one. */
 async function takeNonce(tx: Database, slot: Slot): Promise<number> {
-  const [taken] = await rows(
-    tx,
-    sql`WITH filler AS (
-          DELETE FROM relay_transactions WHERE tx_hash = (
-            SELECT tx_hash FROM relay_transactions
-            WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
-              AND anchor_id IS NULL AND status = 'signed'
-            ORDER BY nonce LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING nonce),
-        fresh AS (
-          UPDATE relayer_nonces SET next_nonce = next_nonce + 1, updated_at = now()
-          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} AND NOT EXISTS (SELECT 1 FROM filler)
-          RETURNING next_nonce - 1 AS nonce)
-        SELECT nonce FROM filler UNION ALL SELECT nonce FROM fresh`,
-  )
-  if (!taken) throw new Error(`no nonce row for relayer ${slot.relayer} on chain ${slot.chainId}`)
-  return Number(taken.nonce)
+  const [taken] = await rows(tx, sql`SELECT take_nonce(${slot.chainId}, ${slot.relayer}) AS nonce`)
+  return Number(taken!.nonce)
 }
 
 /** Creates the relayer's nonce row from the chain's count the first time this relayer is used on this chain. */

@@ -12,7 +12,7 @@ export interface RelayMetrics {
 export function createRelayMetrics(registry: Registry): RelayMetrics {
   const outcomes = new Counter({
     name: 'relay_outcomes_total',
-    help: 'POST /api/relay outcomes: confirmed, pending, duplicate, conflict, quota_exceeded, previous_not_found, chain_unavailable',
+    help: 'POST /api/relay outcomes: confirmed, pending, duplicate, conflict, quota_exceeded, previous_not_found, user_gone, chain_unavailable',
     labelNames: ['outcome'],
     registers: [registry],
   })

@@ -13,7 +13,13 @@ import { documentAnchorsAbi } from '../chain/document-anchors-artifact.ts'
 import type { RelaySettings } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { type BroadcastOutcome, broadcastRaw } from './broadcast.ts'
-import { AnchorConflictError, ChainUnavailableError, PreviousNotFoundError } from './errors.ts'
+import {
+  AnchorConflictError,
+  ChainUnavailableError,
+  PreviousNotFoundError,
+  QuotaExceededError,
+  UserGoneError,
+} from './errors.ts'
 import { FeeOracle, type Fees } from './fees.ts'
 import { GroupCommit } from './group-commit.ts'
 import {
@@ -26,9 +32,11 @@ import {
   isConfirmedAnchor,
   type Mined,
   markMined,
+  type NewAnchor,
   quotaPeriod,
+  type ReserveResult,
   reissueAnchor,
-  reserveAnchor,
+  reserveAnchors,
   resyncNonce,
   type Slot,
   UNSIGNED_PREFIX,
@@ -56,6 +64,7 @@ export type RelayOutcomeLabel =
   | 'conflict'
   | 'quota_exceeded'
   | 'previous_not_found'
+  | 'user_gone'
   | 'chain_unavailable'
 
 export interface RelayResult {
@@ -83,6 +92,7 @@ export class Relayer {
   readonly watcher: ReceiptWatcher
   readonly pool: RelayerPool
   private readonly nonceRows = new Map<string, Promise<void>>()
+  private readonly reservations = new Map<string, GroupCommit<NewAnchor, ReserveResult>>()
   private readonly attachments = new Map<string, GroupCommit<Attachment, boolean>>()
   private readonly confirmations: GroupCommit<Mined, AnchorRow | undefined>
 
@@ -133,17 +143,22 @@ export class Relayer {
         return await this.repeatOr(request, error)
       }
       const { period, resetsAt } = quotaPeriod()
-      const reserved = await reserveAnchor(
-        db,
-        slot,
-        { compositeHash, previousTxHash, encryptedPayload: request.encryptedPayload, userId: request.userId },
-        { plans: this.deps.plans, defaultPlan: this.deps.defaultPlan, period, resetsAt },
-      )
+      const reserved = await this.reserve(slot, {
+        compositeHash,
+        previousTxHash,
+        encryptedPayload: request.encryptedPayload,
+        userId: request.userId,
+        period,
+      })
       if (reserved.kind === 'exists') {
         const raced = await findAnchorByCompositeHash(db, compositeHash)
         if (!raced) throw new Error('anchor vanished after a composite hash conflict')
         return this.repeat(request, raced)
       }
+      if (reserved.kind === 'quota_exceeded') {
+        throw new QuotaExceededError(reserved.limit, Math.max(reserved.used, reserved.limit), resetsAt)
+      }
+      if (reserved.kind === 'no_user') throw new UserGoneError()
       const { anchorId } = reserved
       const call = this.anchorCall(compositeHash, previousTxHash)
       let nonce = reserved.nonce
@@ -276,14 +291,19 @@ export class Relayer {
     })
   }
 
+  /** Reserves an anchor and its nonce, sharing one database call with the relays arriving meanwhile. */
+  private reserve(slot: Slot, anchor: NewAnchor): Promise<ReserveResult> {
+    const quota = { plans: this.deps.plans, defaultPlan: this.deps.defaultPlan }
+    return groupFor(this.reservations, slot, (items: NewAnchor[]) =>
+      reserveAnchors(this.deps.db, slot, items, quota),
+    ).submit(anchor)
+  }
+
   /** Stores a signed transaction before its broadcast, sharing one statement with concurrent relays. */
   attach(slot: Slot, attachment: Attachment): Promise<boolean> {
-    let writer = this.attachments.get(slot.relayer)
-    if (!writer) {
-      writer = new GroupCommit((items: Attachment[]) => attachSigned(this.deps.db, slot, items))
-      this.attachments.set(slot.relayer, writer)
-    }
-    return writer.submit(attachment)
+    return groupFor(this.attachments, slot, (items: Attachment[]) => attachSigned(this.deps.db, slot, items)).submit(
+      attachment,
+    )
   }
 
   stop(): void {
@@ -354,4 +374,18 @@ export class Relayer {
       throw new ChainUnavailableError(undefined, { cause: error })
     }
   }
+}
+
+/** The relayer's own batcher of one kind of write: batches never mix relayers (each holds its own nonce row). */
+function groupFor<T, R>(
+  groups: Map<string, GroupCommit<T, R>>,
+  slot: Slot,
+  write: (items: T[]) => Promise<R[]>,
+): GroupCommit<T, R> {
+  let group = groups.get(slot.relayer)
+  if (!group) {
+    group = new GroupCommit(write)
+    groups.set(slot.relayer, group)
+  }
+  return group
 }

@@ -4,14 +4,23 @@ import type { FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Database } from '../../src/db/database.ts'
 import { RelayMonitor } from '../../src/relayer/monitor.ts'
-import { quotaPeriod, reserveAnchor, withdrawAnchor } from '../../src/relayer/outbox.ts'
+import { type NewAnchor, quotaPeriod, reserveAnchors, type Slot, withdrawAnchor } from '../../src/relayer/outbox.ts'
 import { RelayerPool } from '../../src/relayer/relayer-pool.ts'
 import { signFiller } from '../../src/relayer/signing.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { newBody, postRelay, query, randomHash, rpc, ZERO } from './relay-helpers.ts'
 
-const QUOTA = { plans: { free: 1_000 }, defaultPlan: 'free', ...quotaPeriod() }
+const QUOTA = { plans: { free: 1_000 }, defaultPlan: 'free' }
+const { period } = quotaPeriod()
+
+/** One reservation, as a relay request that then dies would leave it. */
+async function reserveOne(db: Database, slot: Slot, anchor: Omit<NewAnchor, 'period'>) {
+  const [reserved] = await reserveAnchors(db, slot, [{ ...anchor, period }], QUOTA)
+  if (reserved?.kind !== 'reserved') throw new Error('expected a reservation')
+  return reserved
+}
 
 function capturingLogger(): { logger: FastifyBaseLogger; lines: string[] } {
   const lines: string[] = []
@@ -51,13 +60,12 @@ describe('relay monitor recovery', () => {
   it('signs and sends an anchor whose request died between reserving its nonce and signing', async () => {
     const db = t.database.handle.db
     const compositeHash = randomHash()
-    const reserved = await reserveAnchor(
-      db,
-      slot(),
-      { compositeHash, previousTxHash: ZERO, encryptedPayload: newBody().encryptedPayload, userId: user.id },
-      QUOTA,
-    )
-    if (reserved.kind !== 'reserved') throw new Error('expected a reservation')
+    const reserved = await reserveOne(db, slot(), {
+      compositeHash,
+      previousTxHash: ZERO,
+      encryptedPayload: newBody().encryptedPayload,
+      userId: user.id,
+    })
     // The next relay's nonce lies beyond the hole: the node holds it back, so it answers 202.
     const behind = newBody()
     expect((await postRelay(t.app, user.headers, behind)).statusCode).toBe(202)
@@ -73,18 +81,12 @@ describe('relay monitor recovery', () => {
   it('sends a filler for a nonce withdrawn below a live transaction, so the one above it is mined', async () => {
     const db = t.database.handle.db
     const account = t.testChain.account(0)
-    const reserved = await reserveAnchor(
-      db,
-      slot(),
-      {
-        compositeHash: randomHash(),
-        previousTxHash: ZERO,
-        encryptedPayload: newBody().encryptedPayload,
-        userId: user.id,
-      },
-      QUOTA,
-    )
-    if (reserved.kind !== 'reserved') throw new Error('expected a reservation')
+    const reserved = await reserveOne(db, slot(), {
+      compositeHash: randomHash(),
+      previousTxHash: ZERO,
+      encryptedPayload: newBody().encryptedPayload,
+      userId: user.id,
+    })
     const behind = newBody()
     expect((await postRelay(t.app, user.headers, behind)).statusCode).toBe(202)
     const fees = await t.app.relayer.fees.current()
@@ -92,7 +94,7 @@ describe('relay monitor recovery', () => {
     const withdrawn = await withdrawAnchor(
       db,
       slot(),
-      { anchorId: reserved.anchorId, userId: user.id, period: QUOTA.period, nonce: reserved.nonce },
+      { anchorId: reserved.anchorId, userId: user.id, period, nonce: reserved.nonce },
       (nonce) => signFiller(account, t.chain.chainId, nonce, fees),
     )
     expect(withdrawn).toBe(true)

@@ -9,6 +9,7 @@ import {
   ChainUnavailableError,
   PreviousNotFoundError,
   QuotaExceededError,
+  UserGoneError,
 } from '../../relayer/errors.ts'
 import { RelayMonitor } from '../../relayer/monitor.ts'
 import type { AnchorRow } from '../../relayer/outbox.ts'
@@ -216,6 +217,7 @@ function outcomeOf(error: unknown): RelayOutcomeLabel {
   if (error instanceof QuotaExceededError) return 'quota_exceeded'
   if (error instanceof AnchorConflictError) return 'conflict'
   if (error instanceof PreviousNotFoundError) return 'previous_not_found'
+  if (error instanceof UserGoneError) return 'user_gone'
   return 'chain_unavailable'
 }
 
@@ -228,6 +230,9 @@ function toProblem(error: unknown): unknown {
   }
   if (error instanceof AnchorConflictError) return new ProblemError(409, 'ANCHOR_CONFLICT', error.message)
   if (error instanceof PreviousNotFoundError) return new ProblemError(422, 'PREVIOUS_NOT_FOUND', error.message)
+  if (error instanceof UserGoneError) {
+    return new ProblemError(401, 'UNAUTHENTICATED', error.message, { headers: { 'www-authenticate': 'Bearer' } })
+  }
   // No cause attached: the node's error text can carry the RPC URL, and with it a provider's API key.
   if (error instanceof ChainUnavailableError) return new ProblemError(502, 'CHAIN_UNAVAILABLE', error.message)
   return error

@@ -1,0 +1,85 @@
+-- The relayer's hot path as functions: their statements' plans are cached per connection, and one call reserves a
+-- whole batch of anchors (src/relayer/outbox.ts, reserveAnchors), where one statement per anchor planned afresh cost
+-- more than everything else a relay does on PGlite.
+
+-- The relayer's nonce authority: the lowest unsent filler's nonce if there is one (reused, so no gap stays), else the
+-- next fresh one. The caller's transaction holds the nonce row (or the filler row) until it ends.
+CREATE FUNCTION take_nonce(p_chain_id integer, p_relayer text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_nonce bigint;
+BEGIN
+  DELETE FROM relay_transactions WHERE tx_hash = (
+    SELECT tx_hash FROM relay_transactions
+    WHERE chain_id = p_chain_id AND relayer_address = p_relayer AND anchor_id IS NULL AND status = 'signed'
+    ORDER BY nonce LIMIT 1 FOR UPDATE SKIP LOCKED)
+  RETURNING nonce INTO v_nonce;
+  IF v_nonce IS NULL THEN
+    UPDATE relayer_nonces SET next_nonce = next_nonce + 1, updated_at = now()
+    WHERE chain_id = p_chain_id AND relayer_address = p_relayer
+    RETURNING next_nonce - 1 INTO v_nonce;
+  END IF;
+  IF v_nonce IS NULL THEN
+    RAISE EXCEPTION 'no nonce row for relayer % on chain %', p_relayer, p_chain_id;
+  END IF;
+  RETURN v_nonce;
+END $$;
+--> statement-breakpoint
+
+-- Counts each anchor against its user's monthly quota, takes a nonce and stores the anchor holding it, item by item in
+-- order, in the caller's one transaction. An item whose composite hash is taken (or whose user is gone) is undone on
+-- its own and reported; the others stand. The unsigned tx_hash prefix is UNSIGNED_PREFIX in src/relayer/outbox.ts.
+-- Each item: { userId, compositeHash, previousTxHash, encryptedPayload, period }; p_plans: { plan name: monthly limit }.
+CREATE FUNCTION reserve_anchors(p_chain_id integer, p_relayer text, p_plans jsonb, p_default_limit integer,
+                                p_items jsonb)
+RETURNS TABLE (outcome text, anchor_id uuid, nonce bigint, quota_limit integer, quota_used integer)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_item jsonb;
+  v_user uuid;
+  v_period text;
+BEGIN
+  FOR v_item IN
+    SELECT e.value FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e (value, position) ORDER BY e.position
+  LOOP
+    v_user := (v_item->>'userId')::uuid;
+    v_period := v_item->>'period';
+    outcome := NULL; anchor_id := NULL; nonce := NULL; quota_used := NULL;
+    SELECT COALESCE((p_plans ->> u.plan)::integer, p_default_limit) INTO quota_limit FROM users u WHERE u.id = v_user;
+    IF NOT FOUND THEN
+      -- The user was deleted since the request signed in.
+      outcome := 'no_user';
+      RETURN NEXT;
+      CONTINUE;
+    END IF;
+    BEGIN
+      IF quota_limit > 0 THEN
+        INSERT INTO anchor_usage AS au (user_id, period, used) VALUES (v_user, v_period, 1)
+        ON CONFLICT (user_id, period) DO UPDATE SET used = au.used + 1 WHERE au.used < quota_limit
+        RETURNING au.used INTO quota_used;
+      END IF;
+      IF quota_used IS NULL THEN
+        outcome := 'quota_exceeded';
+        SELECT au.used INTO quota_used FROM anchor_usage au WHERE au.user_id = v_user AND au.period = v_period;
+        quota_used := COALESCE(quota_used, 0);
+      ELSE
+        nonce := take_nonce(p_chain_id, p_relayer);
+        INSERT INTO anchors (tx_hash, composite_hash, previous_tx_hash, encrypted_payload, user_id, status,
+                             chain_id, relayer_address, nonce)
+        VALUES ('unsigned:' || gen_random_uuid(), v_item->>'compositeHash', v_item->>'previousTxHash',
+                v_item->>'encryptedPayload', v_user, 'pending', p_chain_id, p_relayer, nonce)
+        RETURNING id INTO anchor_id;
+        UPDATE users SET anchor_count = anchor_count + 1 WHERE id = v_user;
+        outcome := 'reserved';
+      END IF;
+    EXCEPTION
+      WHEN unique_violation THEN
+        -- The composite hash is taken: everything this item did (count, nonce) is undone with its block.
+        outcome := 'exists'; anchor_id := NULL; nonce := NULL; quota_used := NULL;
+      WHEN foreign_key_violation THEN
+        -- The user was deleted while this item was being stored.
+        outcome := 'no_user'; anchor_id := NULL; nonce := NULL; quota_used := NULL;
+    END;
+    RETURN NEXT;
+  END LOOP;
+END $$;
