@@ -1,6 +1,6 @@
--- The relayer's hot path as functions: their statements' plans are cached per connection, and one call reserves a
--- whole batch of anchors (src/relayer/outbox.ts, reserveAnchors), where one statement per anchor planned afresh cost
--- more than everything else a relay does on PGlite.
+-- The relay's hot path as functions (called from src/relayer/outbox.ts): their statements are parsed and planned once
+-- per connection, not on every call, and each takes a whole batch of concurrent relays as one jsonb array. Statements
+-- parsed and planned afresh on every relay cost more than everything else a relay does on PGlite.
 
 -- The relayer's nonce authority: the lowest unsent filler's nonce if there is one (reused, so no gap stays), else the
 -- next fresh one. The caller's transaction holds the nonce row (or the filler row) until it ends.
@@ -81,5 +81,54 @@ BEGIN
         outcome := 'no_user'; anchor_id := NULL; nonce := NULL; quota_used := NULL;
     END;
     RETURN NEXT;
+  END LOOP;
+END $$;
+--> statement-breakpoint
+
+-- Stores signed transactions of reserved anchors before their broadcast. Each item: { anchorId, txHash, nonce, raw,
+-- maxFee, maxPriority }. Returns the anchors it attached: an anchor someone else signed first (the monitor, finishing a
+-- reservation whose request died) is left alone.
+CREATE FUNCTION attach_signed(p_chain_id integer, p_relayer text, p_items jsonb) RETURNS SETOF uuid
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_item jsonb;
+  v_anchor uuid;
+BEGIN
+  FOR v_item IN SELECT e.value FROM jsonb_array_elements(p_items) AS e (value) LOOP
+    UPDATE anchors SET tx_hash = v_item->>'txHash'
+    WHERE id = (v_item->>'anchorId')::uuid AND tx_hash LIKE 'unsigned:%'
+    RETURNING id INTO v_anchor;
+    IF FOUND THEN
+      INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
+                                      max_fee_per_gas, max_priority_fee_per_gas)
+      VALUES (v_item->>'txHash', v_anchor, p_chain_id, p_relayer, (v_item->>'nonce')::bigint, v_item->>'raw',
+              v_item->>'maxFee', v_item->>'maxPriority');
+      RETURN NEXT v_anchor;
+    END IF;
+  END LOOP;
+END $$;
+--> statement-breakpoint
+
+-- Records mined anchor transactions. Each item: { anchorId, txHash, blockNumber, status ('confirmed' or 'failed') }.
+-- The mined hash may be a replacement of the one the anchor held; its other transactions become 'replaced'. Returns
+-- the updated anchors.
+CREATE FUNCTION mark_mined(p_items jsonb) RETURNS SETOF anchors
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_item jsonb;
+  v_anchor anchors;
+BEGIN
+  FOR v_item IN SELECT e.value FROM jsonb_array_elements(p_items) AS e (value) LOOP
+    UPDATE anchors SET status = v_item->>'status', tx_hash = v_item->>'txHash',
+           block_number = (v_item->>'blockNumber')::bigint, confirmed_at = COALESCE(confirmed_at, now()),
+           updated_at = now()
+    WHERE id = (v_item->>'anchorId')::uuid
+    RETURNING * INTO v_anchor;
+    IF FOUND THEN
+      UPDATE relay_transactions
+      SET status = CASE WHEN relay_transactions.tx_hash = v_item->>'txHash' THEN 'mined' ELSE 'replaced' END
+      WHERE anchor_id = v_anchor.id AND status <> 'failed';
+      RETURN NEXT v_anchor;
+    END IF;
   END LOOP;
 END $$;

@@ -125,30 +125,23 @@ export interface Attachment {
 }
 
 /**
- * Stores the signed transactions of reserved anchors, in one statement, before they are broadcast. For each: false
+ * Stores the signed transactions of reserved anchors, in one call of `attach_signed`, before they are broadcast. False
  * when someone else (the monitor, finishing a reservation a crashed request left) signed that anchor first.
  */
 export async function attachSigned(db: Database, slot: Slot, attachments: Attachment[]): Promise<boolean[]> {
   if (attachments.length === 0) return []
-  const values = sql.join(
-    attachments.map(
-      (a) =>
-        sql`(${a.anchorId}::uuid, ${a.signed.hash}, ${a.nonce}::bigint, ${a.signed.raw},
-             ${a.signed.fees.maxFeePerGas.toString()}, ${a.signed.fees.maxPriorityFeePerGas.toString()})`,
-    ),
-    sql`, `,
-  )
+  const items = attachments.map(({ anchorId, nonce, signed }) => ({
+    anchorId,
+    txHash: signed.hash,
+    nonce,
+    raw: signed.raw,
+    maxFee: signed.fees.maxFeePerGas.toString(),
+    maxPriority: signed.fees.maxPriorityFeePerGas.toString(),
+  }))
   const attached = await rows(
     db,
-    sql`WITH input (anchor_id, tx_hash, nonce, raw, max_fee, max_priority) AS (VALUES ${values}),
-        a AS (
-          UPDATE anchors SET tx_hash = input.tx_hash FROM input
-          WHERE anchors.id = input.anchor_id AND anchors.tx_hash LIKE ${`${UNSIGNED_PREFIX}%`}
-          RETURNING input.*)
-        INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
-                                        max_fee_per_gas, max_priority_fee_per_gas)
-        SELECT tx_hash, anchor_id, ${slot.chainId}, ${slot.relayer}, nonce, raw, max_fee, max_priority FROM a
-        RETURNING anchor_id`,
+    sql`SELECT attach_signed AS anchor_id
+        FROM attach_signed(${slot.chainId}::int, ${slot.relayer}::text, ${JSON.stringify(items)}::jsonb)`,
   )
   const done = new Set(attached.map((r) => String(r.anchor_id)))
   return attachments.map((a) => done.has(a.anchorId))
@@ -330,32 +323,18 @@ export interface Mined {
 }
 
 /**
- * Records the mined transactions of anchors (adopting whichever of an anchor's hashes got mined) in one statement;
- * the anchors as they are now, in order (undefined for one that no longer exists).
+ * Records the mined transactions of anchors (adopting whichever of an anchor's hashes got mined) in one call of
+ * `mark_mined`; the anchors as they are now, in order (undefined for one that no longer exists).
  */
 export async function markMined(db: Database, mined: Mined[]): Promise<(AnchorRow | undefined)[]> {
   if (mined.length === 0) return []
-  const values = sql.join(
-    mined.map(
-      (m) => sql`(${m.anchorId}::uuid, ${m.txHash}, ${m.blockNumber}::bigint, ${m.reverted ? 'failed' : 'confirmed'})`,
-    ),
-    sql`, `,
-  )
-  const updated = await rows(
-    db,
-    sql`WITH input (anchor_id, tx_hash, block_number, status) AS (VALUES ${values}),
-        a AS (
-          UPDATE anchors SET status = input.status, tx_hash = input.tx_hash, block_number = input.block_number,
-                 confirmed_at = COALESCE(confirmed_at, now()), updated_at = now()
-          FROM input WHERE anchors.id = input.anchor_id
-          RETURNING anchors.*),
-        r AS (
-          UPDATE relay_transactions
-          SET status = CASE WHEN relay_transactions.tx_hash = input.tx_hash THEN 'mined' ELSE 'replaced' END
-          FROM input WHERE relay_transactions.anchor_id = input.anchor_id AND relay_transactions.status <> 'failed'
-          RETURNING 1)
-        SELECT * FROM a`,
-  )
+  const items = mined.map(({ anchorId, txHash, blockNumber, reverted }) => ({
+    anchorId,
+    txHash,
+    blockNumber,
+    status: reverted ? 'failed' : 'confirmed',
+  }))
+  const updated = await rows(db, sql`SELECT * FROM mark_mined(${JSON.stringify(items)}::jsonb)`)
   const byId = new Map(updated.map((row) => [String(row.id), toAnchor(row)]))
   return mined.map((m) => byId.get(m.anchorId))
 }
