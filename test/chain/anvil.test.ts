@@ -90,6 +90,24 @@ describe('startAnvil', () => {
     }
   })
 
+  it('keeps only recent transactions with recentOnly', async () => {
+    const chain = await startTestChain({ deploy: false, anvil: { recentOnly: true } })
+    try {
+      const send = async () => {
+        const hash = await chain.walletClient(0).sendTransaction({ to: chain.account(1).address, value: 1n })
+        await chain.publicClient.waitForTransactionReceipt({ hash })
+        return hash
+      }
+      const old = await send()
+      await chain.publicClient.request({ method: 'anvil_mine', params: ['0x12c'] } as never)
+      const recent = await send()
+      expect((await chain.publicClient.getTransactionReceipt({ hash: recent })).status).toBe('success')
+      await expect(chain.publicClient.getTransactionReceipt({ hash: old })).rejects.toThrow(/could not be found/)
+    } finally {
+      await chain.stop()
+    }
+  })
+
   it('fails with anvil’s own error when the port is taken, and leaves no process', async () => {
     const server: Server = createServer()
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
