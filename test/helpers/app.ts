@@ -31,6 +31,8 @@ export interface CreateTestAppOptions {
   chain?: StartTestChainOptions
   /** Reuse a chain started by the test file (not stopped by close()). */
   testChain?: TestChain
+  /** Replaces parts of the app's view of the chain (its client, its relayer keys). */
+  chainContext?: (testChain: TestChain) => Partial<ChainContext>
   logger?: FastifyBaseLogger
   /** Registers extra routes or hooks before the app is ready (probe routes in tests). */
   setup?: (app: AppInstance) => void
@@ -47,7 +49,7 @@ export async function createTestApp(options: CreateTestAppOptions = {}): Promise
     createTestDatabase(),
     options.testChain ? Promise.resolve(options.testChain) : startTestChain(options.chain),
   ])
-  const chain = testChainContext(testChain)
+  const chain = testChainContext(testChain, options.chainContext?.(testChain))
   const app = await buildApp({
     config,
     database: database.handle,

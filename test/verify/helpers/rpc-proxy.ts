@@ -1,4 +1,5 @@
-// A JSON-RPC proxy in front of anvil that records every HTTP round trip, and can play an unreachable chain.
+// A JSON-RPC proxy in front of anvil that records every HTTP round trip, and can play an unreachable chain or a
+// connection that fails with the outcome unknown.
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -6,6 +7,13 @@ export interface RpcCall {
   method: string
   params: unknown[]
 }
+
+/**
+ * What becomes of a request the proxy intercepts: `hang` never answers it and never passes it on (the client times
+ * out); `drop-after-forward` passes it on, then closes the connection without an answer (the node got it; the client
+ * cannot know).
+ */
+export type Interception = 'hang' | 'drop-after-forward'
 
 export interface RpcProxy {
   url: string
@@ -19,6 +27,8 @@ export interface RpcProxy {
   reset(): void
   /** While down, every request is answered 503 as by an unreachable gateway. */
   down: boolean
+  /** Decides, request by request, whether to intercept it; undefined passes everything through. */
+  intercept: ((calls: RpcCall[]) => Interception | undefined) | undefined
   close(): Promise<void>
 }
 
@@ -29,12 +39,21 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
   const server = createServer(async (request, response) => {
     const body = await readBody(request)
     const parsed = JSON.parse(body) as RpcCall | RpcCall[]
-    requests.push((Array.isArray(parsed) ? parsed : [parsed]).map(({ method, params }) => ({ method, params })))
+    const calls = (Array.isArray(parsed) ? parsed : [parsed]).map(({ method, params }) => ({ method, params }))
+    requests.push(calls)
     if (proxy.down) {
       response.writeHead(503).end('unavailable')
       return
     }
+    const interception = proxy.intercept?.(calls)
+    // Left open: the client gives up on its own timeout; closeAllConnections() ends it at close().
+    if (interception === 'hang') return
     const upstream = await fetch(targetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    if (interception === 'drop-after-forward') {
+      await upstream.arrayBuffer()
+      request.socket.destroy()
+      return
+    }
     response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text())
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -49,6 +68,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
       requests.length = 0
     },
     down: false,
+    intercept: undefined,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
