@@ -41,13 +41,7 @@ export class ReceiptWatcher {
     const key = hash.toLowerCase()
     const known = this.recent.get(key)
     if (known) return known
-    // Often mined already (an automining node mines within milliseconds of the send): one direct question first.
-    const direct = await this.client.getTransactionReceipt({ hash }).catch(() => null)
-    if (direct) return direct
-    // A poll may have delivered it while the direct question was out.
-    const delivered = this.recent.get(key)
-    if (delivered) return delivered
-    if (timeoutMs <= 0 || this.stopped) return null
+    if (timeoutMs <= 0 || this.stopped) return this.client.getTransactionReceipt({ hash }).catch(() => null)
     return new Promise((resolve) => {
       const waiter: Waiter = {
         resolve,
@@ -56,9 +50,18 @@ export class ReceiptWatcher {
           this.finish(waiter, null)
         }, timeoutMs),
       }
+      // Listening before asking: a poll that only asks for the waiters it knows of (pollHashes) must not run between
+      // a "not yet" from the node and the listening, or it moves past the block that holds the receipt unseen.
       this.listen(key, waiter)
       this.fastUntil = Date.now() + this.pollingIntervalMs
       this.start()
+      // Often mined already (an automining node mines within milliseconds of the send): one direct question too.
+      void this.client
+        .getTransactionReceipt({ hash })
+        .then((receipt) => this.deliver(receipt))
+        .catch(() => {
+          // Not mined yet (or the node is briefly unreachable): the polls find it.
+        })
     })
   }
 

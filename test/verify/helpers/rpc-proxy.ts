@@ -11,9 +11,9 @@ export interface RpcCall {
 /**
  * What becomes of a request the proxy intercepts: `hang` never answers it and never passes it on (the client times
  * out); `drop-after-forward` passes it on, then closes the connection without an answer (the node got it; the client
- * cannot know).
+ * cannot know); `{ answerAfterMs }` passes it on at once and holds the node's answer that long (a slow network).
  */
-export type Interception = 'hang' | 'drop-after-forward'
+export type Interception = 'hang' | 'drop-after-forward' | { answerAfterMs: number }
 
 export interface RpcProxy {
   url: string
@@ -54,7 +54,10 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
       request.socket.destroy()
       return
     }
-    response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text())
+    const answer = await upstream.text()
+    if (typeof interception === 'object')
+      await new Promise((resolve) => setTimeout(resolve, interception.answerAfterMs))
+    response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(answer)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
