@@ -26,21 +26,28 @@ BEGIN
 END $$;
 --> statement-breakpoint
 
--- Counts each anchor against its user's monthly quota, takes a nonce and stores the anchor holding it, item by item in
--- order, in the caller's one transaction. An item whose composite hash is taken (or whose user is gone) is undone on
--- its own and reported; the others stand. The unsigned tx_hash prefix is UNSIGNED_PREFIX in src/relayer/outbox.ts.
+-- Counts each anchor against its user's monthly quota, takes a nonce and stores the anchor holding it, item by item,
+-- in the caller's one transaction. An item whose composite hash is taken (or whose user is gone) is undone on its own
+-- and reported; the others stand. The unsigned tx_hash prefix is UNSIGNED_PREFIX in src/relayer/outbox.ts.
 -- Each item: { userId, compositeHash, previousTxHash, encryptedPayload, period }; p_plans: { plan name: monthly limit }.
+-- One row per item, `item` being its 1-based position in p_items.
+--
+-- Locks are taken in one global order, so that batches running at once (other relayers, other processes) never wait
+-- on each other in a cycle: the relayer's nonce row first (a second batch of the same relayer waits here, holding
+-- nothing), then each user's rows in ascending user id (items are processed in that order, a user's own in theirs).
 CREATE FUNCTION reserve_anchors(p_chain_id integer, p_relayer text, p_plans jsonb, p_default_limit integer,
                                 p_items jsonb)
-RETURNS TABLE (outcome text, anchor_id uuid, nonce bigint, quota_limit integer, quota_used integer)
+RETURNS TABLE (item integer, outcome text, anchor_id uuid, nonce bigint, quota_limit integer, quota_used integer)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_item jsonb;
   v_user uuid;
   v_period text;
 BEGIN
-  FOR v_item IN
-    SELECT e.value FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e (value, position) ORDER BY e.position
+  PERFORM 1 FROM relayer_nonces WHERE chain_id = p_chain_id AND relayer_address = p_relayer FOR UPDATE;
+  FOR v_item, item IN
+    SELECT e.value, e.position FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e (value, position)
+    ORDER BY (e.value->>'userId')::uuid, e.position
   LOOP
     v_user := (v_item->>'userId')::uuid;
     v_period := v_item->>'period';

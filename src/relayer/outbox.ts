@@ -96,15 +96,19 @@ export async function reserveAnchors(
     userId,
     period,
   }))
-  const results = await rows(
-    db,
-    sql`SELECT outcome, anchor_id, nonce, quota_limit, quota_used
-        FROM reserve_anchors(${slot.chainId}::int, ${slot.relayer}::text, ${JSON.stringify(quota.plans)}::jsonb,
-                             ${quota.plans[quota.defaultPlan] ?? 0}::int, ${JSON.stringify(items)}::jsonb)`,
+  const results = await withDeadlockRetry(() =>
+    rows(
+      db,
+      sql`SELECT item, outcome, anchor_id, nonce, quota_limit, quota_used
+          FROM reserve_anchors(${slot.chainId}::int, ${slot.relayer}::text, ${JSON.stringify(quota.plans)}::jsonb,
+                               ${quota.plans[quota.defaultPlan] ?? 0}::int, ${JSON.stringify(items)}::jsonb)`,
+    ),
   )
   if (results.length !== anchors.length) throw new Error('reserve_anchors answered for a different number of items')
-  return results.map((row): ReserveResult => {
-    switch (row.outcome) {
+  const byItem = new Map(results.map((row) => [Number(row.item), row]))
+  return anchors.map((_, i): ReserveResult => {
+    const row = byItem.get(i + 1)
+    switch (row?.outcome) {
       case 'reserved':
         return { kind: 'reserved', anchorId: String(row.anchor_id), nonce: Number(row.nonce) }
       case 'quota_exceeded':
@@ -113,9 +117,31 @@ export async function reserveAnchors(
       case 'no_user':
         return { kind: row.outcome }
       default:
-        throw new Error(`reserve_anchors answered an unknown outcome: ${String(row.outcome)}`)
+        throw new Error(`reserve_anchors answered no known outcome for item ${i + 1}`)
     }
   })
+}
+
+/**
+ * Runs a batch again when PostgreSQL aborted it to break a deadlock (it undid all of it). reserve_anchors takes its
+ * locks in one order, so only a rare composite hash raced across relayers and users at once can still meet one.
+ */
+async function withDeadlockRetry<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work()
+    } catch (error) {
+      if (attempt >= attempts || !hasCode(error, '40P01')) throw error
+    }
+  }
+}
+
+function hasCode(error: unknown, code: string): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    if ((current as Error & { code?: string }).code === code) return true
+    current = current.cause
+  }
+  return false
 }
 
 export interface Attachment {

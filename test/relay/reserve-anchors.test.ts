@@ -14,7 +14,7 @@ import {
   UNSIGNED_PREFIX,
 } from '../../src/relayer/outbox.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
-import { randomHash, ZERO } from './relay-helpers.ts'
+import { query, randomHash, ZERO } from './relay-helpers.ts'
 
 const { period } = quotaPeriod()
 const QUOTA = { plans: { free: 3, pro: 100, closed: 0 }, defaultPlan: 'free' }
@@ -81,14 +81,18 @@ describe('reserveAnchors', () => {
       ],
       QUOTA,
     )
-    expect(results).toEqual([
-      { kind: 'reserved', anchorId: expect.any(String), nonce: 1 },
-      { kind: 'reserved', anchorId: expect.any(String), nonce: 2 },
-      { kind: 'exists' },
-      { kind: 'reserved', anchorId: expect.any(String), nonce: 3 },
-      { kind: 'reserved', anchorId: expect.any(String), nonce: 4 },
-      { kind: 'quota_exceeded', limit: 3, used: 3 },
+    expect(results.map((r) => r.kind)).toEqual([
+      'reserved',
+      'reserved',
+      'exists',
+      'reserved',
+      'reserved',
+      'quota_exceeded',
     ])
+    expect(results[5]).toEqual({ kind: 'quota_exceeded', limit: 3, used: 3 })
+    // Nonces in whatever order the function worked in (by user), but exactly the next four.
+    const nonces = results.flatMap((r) => (r.kind === 'reserved' ? [r.nonce] : []))
+    expect([...nonces].sort((a, b) => a - b)).toEqual([1, 2, 3, 4])
     expect(await counts(alice)).toEqual({ anchorCount: 3, used: 3, anchors: 3 })
     expect(await counts(bob)).toEqual({ anchorCount: 2, used: 2, anchors: 2 })
     const [next] = (
@@ -133,6 +137,53 @@ describe('reserveAnchors', () => {
       { kind: 'reserved', anchorId: expect.any(String), nonce: 0 },
     ])
     expect(await counts(user)).toEqual({ anchorCount: 2, used: 2, anchors: 2 })
+  })
+
+  it('runs batches of two relayers at once over the same users in opposite orders without a deadlock', async () => {
+    // On PostgreSQL the two calls run on two connections at once; locks taken item by item in the order given meet
+    // in a cycle (one batch holding user A and wanting B, the other holding B and wanting A) and PostgreSQL aborts one.
+    // The function is called directly here: reserveAnchors would retry an aborted batch and hide the deadlock.
+    const other: Slot = { chainId: slot.chainId, relayer: `0x${randomBytes(20).toString('hex')}` }
+    await ensureNonceRow(db, other, 0)
+    const people = await Promise.all(Array.from({ length: 6 }, () => newUser('pro')))
+    const reserveRaw = (on: Slot, items: NewAnchor[]) =>
+      query<{ item: unknown; outcome: string }>(
+        db,
+        sql`SELECT item, outcome FROM reserve_anchors(${on.chainId}::int, ${on.relayer}::text,
+              ${JSON.stringify(QUOTA.plans)}::jsonb, 3, ${JSON.stringify(items)}::jsonb)`,
+      )
+    for (let round = 0; round < 15; round++) {
+      const [forward, backward] = await Promise.all([
+        reserveRaw(
+          slot,
+          people.map((user) => anchor(user)),
+        ),
+        reserveRaw(
+          other,
+          [...people].reverse().map((user) => anchor(user)),
+        ),
+      ])
+      expect([...forward, ...backward].every((row) => row.outcome === 'reserved')).toBe(true)
+    }
+    for (const user of people) expect(await counts(user)).toEqual({ anchorCount: 30, used: 30, anchors: 30 })
+  })
+
+  it('settles a composite hash raced by two relayers over shared users, retrying a batch aborted by a deadlock', async () => {
+    // Batch one stores hash H for user A, then wants user B; batch two holds user B and waits on H: a cycle the lock
+    // order cannot prevent, which PostgreSQL breaks by aborting one batch. That batch runs again and finds H taken.
+    const other: Slot = { chainId: slot.chainId, relayer: `0x${randomBytes(20).toString('hex')}` }
+    await ensureNonceRow(db, other, 0)
+    const [a, b] = (await Promise.all([newUser('pro'), newUser('pro')])).sort()
+    for (let round = 0; round < 10; round++) {
+      const raced = anchor(a!)
+      const [first, second] = await Promise.all([
+        reserveAnchors(db, slot, [raced, anchor(b!)], QUOTA),
+        reserveAnchors(db, other, [{ ...raced, userId: b! }, anchor(b!)], QUOTA),
+      ])
+      // Exactly one batch got the raced hash; every other item stands.
+      expect([first[0]!.kind, second[0]!.kind].sort()).toEqual(['exists', 'reserved'])
+      expect([first[1]!.kind, second[1]!.kind]).toEqual(['reserved', 'reserved'])
+    }
   })
 
   it('reports a plan without anchors, an unknown plan at the default limit, and a deleted user', async () => {
