@@ -29,7 +29,7 @@ END $$;
 -- Counts each anchor against its user's monthly quota, takes a nonce and stores the anchor holding it, item by item,
 -- in the caller's one transaction. An item whose composite hash is taken (or whose user is gone) is undone on its own
 -- and reported; the others stand. The unsigned tx_hash prefix is UNSIGNED_PREFIX in src/relayer/outbox.ts.
--- Each item: { userId, compositeHash, previousTxHash, encryptedPayload, period }; p_plans: { plan name: monthly limit }.
+-- Each item: { userId, compositeHash, previousTxHash, encryptedPayload, period }; p_plans: { plan: monthly limit }.
 -- One row per item, `item` being its 1-based position in p_items.
 --
 -- Locks are taken in one global order, so that batches running at once (other relayers, other processes) never wait
@@ -101,7 +101,10 @@ DECLARE
   v_item jsonb;
   v_anchor uuid;
 BEGIN
-  FOR v_item IN SELECT e.value FROM jsonb_array_elements(p_items) AS e (value) LOOP
+  -- In anchor id order, like mark_mined: batches from several processes lock shared rows in one order.
+  FOR v_item IN
+    SELECT e.value FROM jsonb_array_elements(p_items) AS e (value) ORDER BY (e.value->>'anchorId')::uuid
+  LOOP
     UPDATE anchors SET tx_hash = v_item->>'txHash'
     WHERE id = (v_item->>'anchorId')::uuid AND tx_hash LIKE 'unsigned:%'
     RETURNING id INTO v_anchor;
@@ -125,7 +128,11 @@ DECLARE
   v_item jsonb;
   v_anchor anchors;
 BEGIN
-  FOR v_item IN SELECT e.value FROM jsonb_array_elements(p_items) AS e (value) LOOP
+  -- In anchor id order: a relay and another process's monitor may record the same anchors at once, and rows locked in
+  -- one order cannot deadlock.
+  FOR v_item IN
+    SELECT e.value FROM jsonb_array_elements(p_items) AS e (value) ORDER BY (e.value->>'anchorId')::uuid
+  LOOP
     UPDATE anchors SET status = v_item->>'status', tx_hash = v_item->>'txHash',
            block_number = (v_item->>'blockNumber')::bigint, confirmed_at = COALESCE(confirmed_at, now()),
            updated_at = now()
