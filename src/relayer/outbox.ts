@@ -417,17 +417,18 @@ export async function reissueAnchor(
   return db.transaction(async (tx) => {
     const nonce = await takeNonce(tx as unknown as Database, slot)
     const signed = await sign(nonce)
+    // The anchor before its transactions, as everywhere (mark_mined, withdrawAnchor): one lock order, no deadlock.
+    await tx.execute(
+      sql`UPDATE anchors SET tx_hash = ${signed.hash}, nonce = ${nonce}, relayer_address = ${slot.relayer},
+                 updated_at = now()
+          WHERE id = ${anchorId}`,
+    )
     await tx.execute(sql`UPDATE relay_transactions SET status = 'failed' WHERE anchor_id = ${anchorId}`)
     await tx.execute(
       sql`INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
                                           max_fee_per_gas, max_priority_fee_per_gas)
           VALUES (${signed.hash}, ${anchorId}, ${slot.chainId}, ${slot.relayer}, ${nonce}, ${signed.raw},
                   ${signed.fees.maxFeePerGas.toString()}, ${signed.fees.maxPriorityFeePerGas.toString()})`,
-    )
-    await tx.execute(
-      sql`UPDATE anchors SET tx_hash = ${signed.hash}, nonce = ${nonce}, relayer_address = ${slot.relayer},
-                 updated_at = now()
-          WHERE id = ${anchorId}`,
     )
     return { nonce, tx: signed }
   })
