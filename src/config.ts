@@ -22,6 +22,9 @@ const booleanFlag = z
   .optional()
   .transform((value) => value === 'true' || value === '1' || value === 'yes')
 
+/** A Microsoft directory (tenant) id, as the `tid` claim carries it. */
+const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 const list = z
   .string()
   .optional()
@@ -91,6 +94,7 @@ const EnvSchema = z.object({
   MICROSOFT_CLIENT_ID: optionalString,
   MICROSOFT_CLIENT_SECRET: optionalString,
   MICROSOFT_ISSUER: z.string().url().default('https://login.microsoftonline.com/common/v2.0'),
+  MICROSOFT_ALLOWED_TENANTS: list,
   /** Lets OAuth talk to http:// issuers (a local test provider); refused in production. */
   OAUTH_ALLOW_INSECURE_REQUESTS: booleanFlag,
   OAUTH_FLOW_TTL_SECONDS: integer(600, 30),
@@ -249,6 +253,8 @@ export interface OAuthProviderConfig {
   issuer: string
   clientId: string
   clientSecret: string
+  /** With a multi-tenant issuer: the only tenants (`tid`, lower case) whose users may sign in; empty admits any. */
+  allowedTenants: string[]
 }
 
 /** The process's own environment: the one read of `process.env` in the codebase. */
@@ -309,6 +315,7 @@ export function loadConfig(env: Env): Config {
     e.MICROSOFT_CLIENT_ID,
     e.MICROSOFT_CLIENT_SECRET,
     problems,
+    e.MICROSOFT_ALLOWED_TENANTS,
   )
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`)
 
@@ -401,13 +408,17 @@ function oauthProvider(
   clientId: string | undefined,
   clientSecret: string | undefined,
   problems: string[],
+  allowedTenants: string[] = [],
 ): OAuthProviderConfig | undefined {
+  for (const tenant of allowedTenants) {
+    if (!TENANT_ID.test(tenant)) problems.push(`${prefix}_ALLOWED_TENANTS: ${tenant} is not a tenant id (a GUID)`)
+  }
   if (clientId === undefined && clientSecret === undefined) return undefined
   if (clientId === undefined || clientSecret === undefined) {
     problems.push(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET: set both or neither`)
     return undefined
   }
-  return { issuer, clientId, clientSecret }
+  return { issuer, clientId, clientSecret, allowedTenants: allowedTenants.map((tenant) => tenant.toLowerCase()) }
 }
 
 function trimSlash(url: string): string {

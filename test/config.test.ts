@@ -74,6 +74,9 @@ describe('loadConfig', () => {
     ).toContain('RELAYER_PRIVATE_KEY: each key must be 0x followed by 64 hex digits')
     expect(errorOf({ PLANS: 'free=100' })).toContain('PLANS')
     expect(errorOf({ DEFAULT_PLAN: 'gold' })).toContain('DEFAULT_PLAN')
+    expect(errorOf({ MICROSOFT_ALLOWED_TENANTS: 'contoso.com' })).toContain(
+      'MICROSOFT_ALLOWED_TENANTS: contoso.com is not a tenant id',
+    )
   })
 
   it('requires the contract and a relayer key with an external chain', () => {
@@ -91,5 +94,14 @@ describe('loadConfig', () => {
     const config = loadConfig({ PLANS: 'free:10, pro:5000', DEFAULT_PLAN: 'pro', CORS_ORIGINS: 'https://a, https://b' })
     expect(config.plans).toEqual({ free: 10, pro: 5000 })
     expect(config.corsOrigins).toEqual(['https://a', 'https://b'])
+    const tenants = loadConfig({
+      MICROSOFT_CLIENT_ID: 'id',
+      MICROSOFT_CLIENT_SECRET: 'secret',
+      MICROSOFT_ALLOWED_TENANTS: '72F988BF-86F1-41AF-91AB-2D7CD011DB47, 9188040d-6c67-4c5b-b112-36a304b66dad',
+    })
+    expect(tenants.oauth.microsoft?.allowedTenants).toEqual([
+      '72f988bf-86f1-41af-91ab-2d7cd011db47',
+      '9188040d-6c67-4c5b-b112-36a304b66dad',
+    ])
   })
 })

@@ -10,6 +10,8 @@ export interface OAuthClientOptions {
   issuer: string
   clientId: string
   clientSecret: string
+  /** Multi-tenant issuers only: the tenants (lower case) whose users may sign in; empty admits any. */
+  allowedTenants: readonly string[]
   redirectUri: string
   /** Test-only: talk to http:// issuers (a local provider). */
   allowInsecureRequests: boolean
@@ -162,6 +164,11 @@ export class OAuthClient {
     })
     const body = await response.text()
     const tenant = tenantOf(body)
+    // Refusing needs no validated token: a token naming another tenant is refused, whether or not it is genuine.
+    const { allowedTenants } = this.options
+    if (allowedTenants.length > 0 && !allowedTenants.includes(tenant.toLowerCase())) {
+      throw new OAuthError('access_denied', 'the account belongs to an organization that may not sign in here')
+    }
     const config = new client.Configuration(
       { ...discovered.metadata, issuer: discovered.tenantTemplate!.replace(TENANT_PLACEHOLDER, tenant) },
       this.options.clientId,

@@ -80,6 +80,9 @@ beforeAll(async () => {
       MICROSOFT_ISSUER: microsoft.configuredIssuer,
       MICROSOFT_CLIENT_ID: 'microsoft-client',
       MICROSOFT_CLIENT_SECRET: common.clientSecret,
+      // The stand-in's tenant (in another case) and the one a forged token names below, so that the issuer check is
+      // what refuses that token.
+      MICROSOFT_ALLOWED_TENANTS: `c0ffee00-0000-4000-8000-000000000000, ${TENANT.toUpperCase()}`,
     },
   })
 })
@@ -163,6 +166,33 @@ describe('GET /api/auth/microsoft (multi-tenant issuer)', () => {
     microsoft.account = account({ tid: undefined })
     const { deepLink } = await browser().follow(`${APP_ORIGIN}/api/auth/microsoft`)
     expect(deepLink.searchParams.get('error')).toBe('invalid_response')
+  })
+
+  it('refuses a genuine account of a tenant not on MICROSOFT_ALLOWED_TENANTS, creating nothing', async () => {
+    const restricted = await createTestApp({
+      testChain: t.testChain,
+      env: {
+        PUBLIC_URL: APP_ORIGIN,
+        APP_SCHEME: 'docanchor',
+        OAUTH_ALLOW_INSECURE_REQUESTS: 'true',
+        MICROSOFT_ISSUER: microsoft.configuredIssuer,
+        MICROSOFT_CLIENT_ID: 'microsoft-client',
+        MICROSOFT_CLIENT_SECRET: 'stand-in-client-secret-0123456789',
+        MICROSOFT_ALLOWED_TENANTS: 'c0ffee00-0000-4000-8000-000000000001',
+      },
+    })
+    try {
+      microsoft.account = account({ tid: TENANT })
+      const { deepLink } = await new TestBrowser(restricted.app, APP_ORIGIN, 'docanchor').follow(
+        `${APP_ORIGIN}/api/auth/microsoft`,
+      )
+      expect(deepLink.searchParams.get('error')).toBe('access_denied')
+      expect(deepLink.searchParams.has('token')).toBe(false)
+      const [row] = await restricted.database.handle.db.select({ n: sql<number>`count(*)::int` }).from(users)
+      expect(row!.n).toBe(0)
+    } finally {
+      await restricted.close()
+    }
   })
 })
 
