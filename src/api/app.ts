@@ -92,6 +92,7 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   const redis = config.redis.url === undefined ? undefined : await connectRedis(config.redis.url, app.log)
+  if (redis) await sessions.shareRevocations(redis, app.log)
   app.decorate('deps', { config, database: deps.database, chain: deps.chain, metrics, jwt, sessions, redis })
   app.decorate('authenticate', createAuthenticate(jwt, sessions))
   app.decorate('lifecycle', { shuttingDown: false })
@@ -99,6 +100,7 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
     app.lifecycle.shuttingDown = true
   })
   app.addHook('onClose', async () => {
+    sessions.close()
     redis?.disconnect()
   })
   // A request in flight when shutdown begins keeps its keep-alive connection, which the server's close would then wait

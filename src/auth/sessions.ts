@@ -1,10 +1,13 @@
 // Sessions: one row per sign-in, named by the token's `sid`. Revoking the row kills the token at once.
 import { createHash, randomUUID } from 'node:crypto'
 import { and, eq, gt, isNull } from 'drizzle-orm'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Redis } from 'ioredis'
 import { LRUCache } from 'lru-cache'
 import type { Database } from '../db/database.ts'
 import { sessions } from '../db/schema.ts'
 import { type IssuedToken, issueToken, type JwtSettings, type TrustProvider } from './jwt.ts'
+import { SessionRevocations } from './session-revocations.ts'
 
 export interface SessionUser {
   id: string
@@ -36,10 +39,12 @@ export function hashToken(token: string): string {
 
 /**
  * Answers "is this session live?" for every authenticated request. A live answer is cached for a few seconds so
- * protected routes cost no query per request; revocation through this checker evicts at once.
+ * protected routes cost no query per request; revocation through this checker evicts at once, on every instance when
+ * they share a Redis (`shareRevocations`), else on this one at once and on others when their entry expires.
  */
 export class SessionChecker {
   private readonly live: LRUCache<string, true>
+  private revocations: SessionRevocations | undefined
 
   constructor(
     private readonly db: Database,
@@ -48,8 +53,14 @@ export class SessionChecker {
     this.live = new LRUCache({ max: 50_000, ttl: cacheTtlMs })
   }
 
+  /** With a Redis shared by several instances: a revocation on any of them evicts the session on all at once. */
+  async shareRevocations(redis: Redis, log: FastifyBaseLogger): Promise<void> {
+    this.revocations = new SessionRevocations(redis, (key) => this.live.delete(key), log)
+    await this.revocations.start()
+  }
+
   async isActive(sessionId: string, userId: string, now = new Date()): Promise<boolean> {
-    const key = `${userId}:${sessionId}`
+    const key = cacheKey(sessionId, userId)
     if (this.live.get(key)) return true
     const [row] = await this.db
       .select({ id: sessions.id })
@@ -69,10 +80,20 @@ export class SessionChecker {
   }
 
   async revoke(sessionId: string, userId: string): Promise<void> {
-    this.live.delete(`${userId}:${sessionId}`)
+    const key = cacheKey(sessionId, userId)
+    this.live.delete(key)
     await this.db
       .update(sessions)
       .set({ revokedAt: new Date() })
       .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId)))
+    await this.revocations?.announce(key)
   }
+
+  close(): void {
+    this.revocations?.close()
+  }
+}
+
+function cacheKey(sessionId: string, userId: string): string {
+  return `${userId}:${sessionId}`
 }

@@ -1,0 +1,68 @@
+// Two instances sharing one database and one Redis: a logout on one ends the session on the other at once, not when
+// the other's cache entry of live sessions expires.
+import { randomBytes } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Redis } from 'ioredis'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SessionChecker, startSession } from '../../src/auth/sessions.ts'
+import { users } from '../../src/db/schema.ts'
+import { connectRedis } from '../../src/redis-client.ts'
+import { TEST_JWT_SECRET } from '../helpers/app.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
+
+const REDIS_URL = 'redis://127.0.0.1:6379'
+const silent = pino({ level: 'silent' }) as FastifyBaseLogger
+const jwt = { secret: TEST_JWT_SECRET, issuer: 'test-issuer', audience: 'test-audience' }
+
+describe('session revocations across instances', () => {
+  let database: TestDatabase
+  const connections: Redis[] = []
+  const checkers: SessionChecker[] = []
+
+  beforeAll(async () => {
+    database = await createTestDatabase()
+  })
+  afterAll(async () => {
+    for (const checker of checkers) checker.close()
+    for (const connection of connections) connection.disconnect()
+    await database?.close()
+  })
+
+  /** One instance's checker, with a cache that would trust a live session for a minute. */
+  async function instance(shared: boolean): Promise<SessionChecker> {
+    const checker = new SessionChecker(database.handle.db, 60_000)
+    checkers.push(checker)
+    if (shared) {
+      const redis = await connectRedis(REDIS_URL, silent)
+      connections.push(redis)
+      await checker.shareRevocations(redis, silent)
+    }
+    return checker
+  }
+
+  async function newSession() {
+    const email = `revoke-${randomBytes(4).toString('hex')}@example.com`
+    const [user] = await database.handle.db.insert(users).values({ email }).returning()
+    const { sessionId } = await startSession(database.handle.db, jwt, { id: user!.id, email }, 'email')
+    return { sessionId, userId: user!.id }
+  }
+
+  it('evicts a session another instance revoked, at once', async () => {
+    const [a, b] = [await instance(true), await instance(true)]
+    const { sessionId, userId } = await newSession()
+    expect(await a.isActive(sessionId, userId)).toBe(true)
+    await b.revoke(sessionId, userId)
+    await expect.poll(() => a.isActive(sessionId, userId), { timeout: 2_000, interval: 20 }).toBe(false)
+  })
+
+  it('without a shared Redis, another instance trusts its cache until the entry expires', async () => {
+    const [a, b] = [await instance(false), await instance(false)]
+    const { sessionId, userId } = await newSession()
+    expect(await a.isActive(sessionId, userId)).toBe(true)
+    await b.revoke(sessionId, userId)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(await a.isActive(sessionId, userId)).toBe(true)
+    expect(await b.isActive(sessionId, userId)).toBe(false)
+  })
+})
