@@ -22,6 +22,22 @@ async function library(testApp: TestApp, user: SignedInUser) {
   return LibraryResponseSchema.parse(response.json())
 }
 
+/** The signature series of library_sync_changes_total in /metrics (0 for a series not yet created). */
+async function changeCounts() {
+  const metrics = (await t.app.inject({ url: '/metrics' })).body
+  const count = (op: string, result: string) =>
+    Number(
+      metrics.match(
+        new RegExp(`library_sync_changes_total\\{kind="signature",op="${op}",result="${result}"\\} (\\d+)`),
+      )?.[1] ?? 0,
+    )
+  return {
+    upsertApplied: count('upsert', 'applied'),
+    upsertStale: count('upsert', 'stale'),
+    deleteApplied: count('delete', 'applied'),
+  }
+}
+
 async function synced(testApp: TestApp, user: SignedInUser, body: LibraryChanges) {
   const response = await sync(testApp, user, body)
   expect(response.statusCode, response.body.slice(0, 500)).toBe(200)
@@ -71,6 +87,7 @@ describe('library routes', () => {
 
   describe('two devices, last write wins', () => {
     it('keeps A edit over an older B edit, lets a newer B delete win, and skips A later stale upsert', async () => {
+      const before = await changeCounts()
       const user = await signInTestUser(t)
       const original = signature({ label: 'original', updatedAt: at(10) })
       await synced(t, user, { signatures: { upsert: [original] } })
@@ -89,6 +106,12 @@ describe('library routes', () => {
       const fromA = await synced(t, user, { signatures: { upsert: [staleA] } })
       expect(fromA.skipped).toEqual([{ kind: 'signature', id: original.id, op: 'upsert', reason: 'stale' }])
       expect(await library(t, user)).toEqual({ signatures: [], snippets: [] })
+
+      // Each change counted once: applied, or stale.
+      const after = await changeCounts()
+      expect(after.upsertApplied - before.upsertApplied).toBe(2)
+      expect(after.upsertStale - before.upsertStale).toBe(2)
+      expect(after.deleteApplied - before.deleteApplied).toBe(1)
 
       // The tombstone holds the clock, not the content.
       const [row] = await rows(

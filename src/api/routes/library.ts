@@ -1,6 +1,7 @@
 // The opt-in cloud library: read, last-write-wins sync, delete all, and the new-device check (../shared/API.md).
 import { z } from 'zod'
 import type { LibraryLimits } from '../../config.ts'
+import { createLibraryMetrics } from '../../library/library-metrics.ts'
 import {
   deleteLibrary,
   LibraryLimitError,
@@ -110,7 +111,8 @@ const StatusSchema = z.object({
 })
 
 export async function libraryRoutes(app: AppInstance): Promise<void> {
-  const { config, database } = app.deps
+  const { config, database, metrics } = app.deps
+  const libraryMetrics = createLibraryMetrics(metrics.registry)
   const limits = config.library
   const { body } = librarySchemas(limits)
   const security = [{ bearerAuth: [] }]
@@ -151,6 +153,7 @@ export async function libraryRoutes(app: AppInstance): Promise<void> {
     async (request, reply) => {
       try {
         const { library, skipped } = await syncLibrary(database.db, request.user.id, request.body, limits)
+        libraryMetrics.countSync(request.body, skipped)
         return reply.type(JSON_TYPE).send(libraryResponseJson(library, { skipped }) as never)
       } catch (error) {
         if (!(error instanceof LibraryLimitError)) throw error
