@@ -89,19 +89,12 @@ export async function reserveAnchors(
   quota: Quota,
 ): Promise<ReserveResult[]> {
   if (anchors.length === 0) return []
-  const items = anchors.map(({ compositeHash, previousTxHash, encryptedPayload, userId, period }) => ({
-    compositeHash,
-    previousTxHash,
-    encryptedPayload,
-    userId,
-    period,
-  }))
   const results = await withDeadlockRetry(() =>
     rows(
       db,
       sql`SELECT item, outcome, anchor_id, nonce, quota_limit, quota_used
           FROM reserve_anchors(${slot.chainId}::int, ${slot.relayer}::text, ${JSON.stringify(quota.plans)}::jsonb,
-                               ${quota.plans[quota.defaultPlan] ?? 0}::int, ${JSON.stringify(items)}::jsonb)`,
+                               ${quota.plans[quota.defaultPlan] ?? 0}::int, ${JSON.stringify(anchors)}::jsonb)`,
     ),
   )
   if (results.length !== anchors.length) throw new Error('reserve_anchors answered for a different number of items')
