@@ -17,8 +17,8 @@ import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
 import { startTestChain, type TestChain } from '../test/helpers/anvil.ts'
+import { startRpcProxy } from '../test/helpers/rpc-proxy.ts'
 import { anchorChain, indexAnchors } from '../test/verify/helpers/anchors.ts'
-import { startRpcProxy } from '../test/verify/helpers/rpc-proxy.ts'
 
 const DEPTHS = [1, 10, 50] as const
 // The cached body: a depth-10 chain, about 3.5 KB.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createChainClient } from '../../src/chain/chain-client.ts'
 import { ReceiptWatcher } from '../../src/relayer/receipt-watcher.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
-import { type RpcProxy, startRpcProxy } from '../verify/helpers/rpc-proxy.ts'
+import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
 import { randomHash, rpc } from './relay-helpers.ts'
 
 const POLLING_MS = 20

@@ -7,6 +7,7 @@ import { type WalkDependencies, walkChain } from '../../src/verify/chain-walker.
 import { AnchorNotFoundError, ChainTooDeepError, ChainUnavailableError } from '../../src/verify/errors.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
+import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
 import {
   anchorChain,
   chainFromLogs,
@@ -16,7 +17,6 @@ import {
   sendPlainTransfer,
   type TestAnchor,
 } from './helpers/anchors.ts'
-import { type RpcProxy, startRpcProxy } from './helpers/rpc-proxy.ts'
 
 describe('walkChain', () => {
   let testChain: TestChain

@@ -5,8 +5,8 @@ import { RedisResultCache } from '../../src/verify/redis-result-cache.ts'
 import type { CachedResult } from '../../src/verify/result-cache.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
 import { anchorChain, indexAnchors } from './helpers/anchors.ts'
-import { type RpcProxy, startRpcProxy } from './helpers/rpc-proxy.ts'
 
 const REDIS_URL = 'redis://127.0.0.1:6379'
 // Unique per run, so parallel runs on a shared Redis never see each other's keys; removed afterwards.

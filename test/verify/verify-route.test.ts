@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { txHashToBase64Url } from '../../src/formats/qr-url.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
 import {
   anchorChain,
   chainFromLogs,
@@ -13,7 +14,6 @@ import {
   sendPlainTransfer,
   type TestAnchor,
 } from './helpers/anchors.ts'
-import { type RpcProxy, startRpcProxy } from './helpers/rpc-proxy.ts'
 
 interface VerifyApp {
   t: TestApp
