@@ -158,7 +158,13 @@ describe('startAnvil with a state file', () => {
       args: [compositeHash, zeroHash],
     })
     const before = await chain.publicClient.waitForTransactionReceipt({ hash })
-    const transaction = await chain.publicClient.getTransaction({ hash })
+    // anvil can answer with the pool's copy (no block yet) for a moment after the receipt: wait for the mined one.
+    let transaction = await chain.publicClient.getTransaction({ hash })
+    for (let tries = 0; transaction.blockHash === null && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      transaction = await chain.publicClient.getTransaction({ hash })
+    }
+    expect(transaction.blockHash).toBe(before.blockHash)
     await chain.stop()
 
     const anvil = await startAnvil({ stateFile })
