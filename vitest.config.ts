@@ -1,7 +1,14 @@
 import { playwright } from '@vitest/browser-playwright'
-import { defineConfig } from 'vitest/config'
+import { defaultClientConditions, defaultServerConditions } from 'vite'
+import { configDefaults, defineConfig } from 'vitest/config'
+
+// In the repository @docanchor/client resolves to its TypeScript sources (no build step on install); the tarball
+// resolves to its compiled dist/. See packages/client/package.json's `exports`.
+const SOURCE_CONDITION = '@docanchor/source'
 
 export default defineConfig({
+  resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
@@ -12,20 +19,27 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'node',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+          // Needs the service its browser project starts (packages/client/test/browser-service.ts).
+          exclude: [...configDefaults.exclude, 'packages/client/test/api/in-browser.test.ts'],
           provide: { runtime: 'node' },
           globalSetup: ['test/global-setup.ts'],
         },
       },
       {
-        // The format tests again, in headless Chromium, proving src/formats runs on Web APIs alone. Debian's
+        // The client package's tests again, in headless Chromium, proving it runs on Web APIs alone. Debian's
         // chromium is used as installed: nothing here downloads a browser.
         extends: true,
-        optimizeDeps: { include: ['zod', 'fast-check'] },
+        optimizeDeps: { include: ['zod', 'fast-check', '@libpdf/core', 'qrcode', 'pdf-lib'] },
         test: {
           name: 'browser',
           provide: { runtime: 'browser' },
-          include: ['test/formats/**/*.test.ts'],
+          include: [
+            'packages/client/test/formats/**/*.test.ts',
+            'packages/client/test/pdf/portable-signing.test.ts',
+            'packages/client/test/api/in-browser.test.ts',
+          ],
+          globalSetup: ['packages/client/test/browser-service.ts'],
           browser: {
             enabled: true,
             headless: true,

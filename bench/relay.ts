@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
+import { toBase64Url } from '@docanchor/client'
 import type { FastifyBaseLogger } from 'fastify'
 import pg from 'pg'
 import pino from 'pino'
@@ -20,7 +21,6 @@ import { loadConfig } from '../src/config.ts'
 import { type DatabaseHandle, openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
 import { users } from '../src/db/schema.ts'
-import { toBase64Url } from '../src/formats/base64url.ts'
 import { startTestChain, type TestChain } from '../test/helpers/anvil.ts'
 import { createThrowawayDatabase } from '../test/helpers/throwaway-postgres.ts'
 
@@ -343,7 +343,14 @@ async function scenario(label: string, blockTime: number | undefined, total: num
   const params: ServeParams = { rpcUrl: chain.rpcUrl, chainId: chain.chain.id, contract: chain.contract }
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', JSON.stringify(params)],
+    [
+      '--conditions=@docanchor/source',
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--serve',
+      JSON.stringify(params),
+    ],
     { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
   )
   try {

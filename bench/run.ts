@@ -14,7 +14,11 @@ const selected = wanted.length > 0 ? all.filter((name) => wanted.includes(name))
 let failed = 0
 for (const name of selected) {
   console.log(`\n=== bench/${name}.ts`)
-  const result = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${name}.ts`], { stdio: 'inherit' })
+  const result = spawnSync(
+    process.execPath,
+    ['--conditions=@docanchor/source', '--import', 'tsx', `${dir}${name}.ts`],
+    { stdio: 'inherit' },
+  )
   if (result.status !== 0) failed += 1
 }
 process.exit(failed === 0 ? 0 : 1)

@@ -19,6 +19,7 @@ import { migrateDatabase } from '../src/db/migrate.ts'
 import { startTestChain, type TestChain } from '../test/helpers/anvil.ts'
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts'
 import { anchorChain, indexAnchors } from '../test/verify/helpers/anchors.ts'
+import { atLeast, atMost, printRatioTable, type RatioRow } from './ratio-table.ts'
 
 const DEPTHS = [1, 10, 50] as const
 // The cached body: a depth-10 chain, about 3.5 KB.
@@ -159,20 +160,27 @@ function chainContext(testChain: TestChain, rpcUrl: string): ChainContext {
 }
 
 async function measure(): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@docanchor/source', '--import', 'tsx', fileURLToPath(import.meta.url), '--serve'],
+    {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  )
   try {
     const ready = await nextMessage<{ ready: ServerReady }>(child, 'ready')
-    await cachedFigures(ready.ready)
-    await uncachedFigures(ready.ready, child)
+    const rows = [...(await cachedFigures(ready.ready)), ...(await uncachedFigures(ready.ready, child))]
+    printRatioTable(
+      'verify: cached against plain Fastify sending the same bytes; uncached p50 against one raw batch',
+      rows,
+    )
   } finally {
     child.send({ type: 'stop' })
     await new Promise((resolve) => child.once('exit', resolve))
   }
 }
 
-async function cachedFigures(ready: ServerReady): Promise<void> {
+async function cachedFigures(ready: ServerReady): Promise<RatioRow[]> {
   const verifyPath = `/api/verify/${ready.tips[CACHED_DEPTH]}`
   const targets: [string, string][] = [
     ['bare route, same app', `${ready.cachedUrl}/bench/bare`],
@@ -208,6 +216,14 @@ async function cachedFigures(ready: ServerReady): Promise<void> {
         `  ratio ${ratio.toFixed(2)} of the bare route, ${plainRatio.toFixed(2)} of plain Fastify`,
     )
   }
+  return [...results]
+    .filter(([name]) => name.startsWith('verify'))
+    .map(([name, { rps }]) => ({
+      path: `${name}, req/s`,
+      measured: mean(rps).toFixed(0),
+      floor: mean(plain.rps).toFixed(0),
+      ...atLeast(mean(rps) / mean(plain.rps), 0.8),
+    }))
 }
 
 async function load(url: string, seconds: number): Promise<autocannon.Result> {
@@ -218,7 +234,8 @@ async function load(url: string, seconds: number): Promise<autocannon.Result> {
   return result
 }
 
-async function uncachedFigures(ready: ServerReady, child: ChildProcess): Promise<void> {
+async function uncachedFigures(ready: ServerReady, child: ChildProcess): Promise<RatioRow[]> {
+  const rows: RatioRow[] = []
   console.log(`uncached (result cache off, no receipt final): ${UNCACHED_SAMPLES} sequential requests per depth`)
   for (const depth of DEPTHS) {
     const url = `${ready.uncachedUrl}/api/verify/${ready.tips[depth]}`
@@ -266,7 +283,14 @@ async function uncachedFigures(ready: ServerReady, child: ChildProcess): Promise
         ` ratio (floor/verify) p50 ${(f50 / p50).toFixed(2)}, p99 ${(f99 / p99).toFixed(2)};` +
         ` RPC round trips per request ${roundTrips.toFixed(2)}`,
     )
+    rows.push({
+      path: `verify, uncached p50, depth ${depth}`,
+      measured: `${p50.toFixed(2)} ms`,
+      floor: `${f50.toFixed(2)} ms`,
+      ...atMost(p50 / f50, 2),
+    })
   }
+  return rows
 }
 
 async function timed(work: () => Promise<void>): Promise<number> {

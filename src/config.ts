@@ -1,4 +1,5 @@
 // The one place that reads the environment: turns it into a typed, validated config object once, at start.
+import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 
 export class ConfigError extends Error {
@@ -8,6 +9,9 @@ export class ConfigError extends Error {
 const HEX_PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const MIN_JWT_SECRET_BYTES = 32
+const MIN_METRICS_TOKEN_CHARACTERS = 32
+/** One year: the usual HSTS lifetime, and what browsers' preload lists ask for. */
+const DEFAULT_HSTS_MAX_AGE_SECONDS = 31_536_000
 
 const optionalString = z
   .string()
@@ -67,6 +71,10 @@ const EnvSchema = z.object({
   CORS_ORIGINS: list,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: booleanFlag,
+  /** Bearer token GET /metrics requires; required in production, where the series name relayers and balances. */
+  METRICS_TOKEN: optionalString,
+  /** Strict-Transport-Security max-age when PUBLIC_URL is https; defaults to a year in production, 0 turns it off. */
+  HSTS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).optional(),
 
   DATABASE_URL: optionalString,
   REDIS_URL: optionalString,
@@ -75,6 +83,16 @@ const EnvSchema = z.object({
   CHAIN_ID: z.coerce.number().int().positive().optional(),
   CONTRACT_ADDRESS: optionalString,
   RELAYER_PRIVATE_KEY: list,
+  /** Where the relayer keys live: `local` (RELAYER_PRIVATE_KEY) or `pkcs11` (a hardware token; the PKCS11_* variables). */
+  RELAYER_SIGNER: z.enum(['local', 'pkcs11']).default('local'),
+  PKCS11_MODULE: optionalString,
+  PKCS11_TOKEN_LABEL: optionalString,
+  PKCS11_PIN: optionalString,
+  PKCS11_PIN_FILE: optionalString,
+  PKCS11_KEY_LABELS: list,
+  /** Longest wait for one token call; a key whose call takes longer leaves rotation until it answers again. */
+  PKCS11_CALL_TIMEOUT_MS: integer(10_000, 100),
+  PKCS11_PROBE_INTERVAL_MS: integer(5_000, 50),
   PUBLIC_RPC_URL: optionalString,
   EXPLORER_TX_URL: optionalString,
   /** The API the verification page calls; empty: the origin that serves the page. */
@@ -160,6 +178,12 @@ export interface Config {
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL']
   trustProxy: boolean
   shutdownTimeoutMs: number
+  /** Seconds of the Strict-Transport-Security header; 0: none (never sent unless PUBLIC_URL is https). */
+  hstsMaxAgeSeconds: number
+  metrics: {
+    /** When set, GET /metrics answers only `Authorization: Bearer <token>`. */
+    token: string | undefined
+  }
   database: { url: string | undefined }
   redis: { url: string | undefined }
   chain: {
@@ -168,6 +192,8 @@ export interface Config {
     chainId: number | undefined
     contractAddress: `0x${string}` | undefined
     relayerPrivateKeys: `0x${string}`[]
+    /** Set when RELAYER_SIGNER is pkcs11: the relayer keys are on this token and relayerPrivateKeys is empty. */
+    pkcs11: Pkcs11Config | undefined
     publicRpcUrl: string | undefined
     explorerTxUrl: string | undefined
     pollingIntervalMs: number
@@ -218,6 +244,15 @@ export interface Config {
   }
 }
 
+export interface Pkcs11Config {
+  module: string
+  tokenLabel: string
+  pin: string
+  keyLabels: string[]
+  callTimeoutMs: number
+  probeIntervalMs: number
+}
+
 export interface LibraryLimits {
   /** Live signatures per user. */
   maxSignatures: number
@@ -257,9 +292,17 @@ export interface OAuthProviderConfig {
   allowedTenants: string[]
 }
 
-/** The process's own environment: the one read of `process.env` in the codebase. */
+/** The process's own environment: with `rotationDatabaseUrl`, the only reads of `process.env` in the codebase. */
 export function loadConfigFromProcess(): Config {
   return loadConfig(process.env)
+}
+
+/**
+ * The service's PostgreSQL, for the owner's relayer rotation commands (`deploy drain`, `deploy revoke`): the same
+ * DATABASE_URL the service instances share. Undefined when unset or empty.
+ */
+export function rotationDatabaseUrl(): string | undefined {
+  return process.env.DATABASE_URL || undefined
 }
 
 /** Parses the environment; throws ConfigError naming every bad or missing variable. */
@@ -282,12 +325,17 @@ export function loadConfig(env: Env): Config {
   if (e.JWT_SECRET !== undefined && Buffer.byteLength(e.JWT_SECRET) < MIN_JWT_SECRET_BYTES) {
     problems.push(`JWT_SECRET: must be at least ${MIN_JWT_SECRET_BYTES} bytes`)
   }
+  if (e.METRICS_TOKEN !== undefined && e.METRICS_TOKEN.length < MIN_METRICS_TOKEN_CHARACTERS) {
+    problems.push(`METRICS_TOKEN: must be at least ${MIN_METRICS_TOKEN_CHARACTERS} characters`)
+  }
   if (e.RPC_URL.length > 0 && e.CONTRACT_ADDRESS === undefined) {
     problems.push('CONTRACT_ADDRESS: required when RPC_URL is set (deploy with `npm run deploy`)')
   }
-  if (e.RPC_URL.length > 0 && e.RELAYER_PRIVATE_KEY.length === 0) {
+  const localKeys = e.RELAYER_SIGNER === 'local'
+  if (localKeys && e.RPC_URL.length > 0 && e.RELAYER_PRIVATE_KEY.length === 0) {
     problems.push('RELAYER_PRIVATE_KEY: required when RPC_URL is set')
   }
+  const pkcs11 = localKeys ? undefined : pkcs11Config(e, problems)
   if (e.WEB_API_BASE_URL !== undefined && !/^https?:\/\/[^\s?#]+$/i.test(e.WEB_API_BASE_URL)) {
     problems.push('WEB_API_BASE_URL: must be an absolute http(s) URL without query or fragment')
   }
@@ -298,10 +346,11 @@ export function loadConfig(env: Env): Config {
       ['JWT_SECRET', e.JWT_SECRET],
       ['DATABASE_URL', e.DATABASE_URL],
       ['RPC_URL', e.RPC_URL.length > 0 ? e.RPC_URL : undefined],
-      ['RELAYER_PRIVATE_KEY', e.RELAYER_PRIVATE_KEY.length > 0 ? e.RELAYER_PRIVATE_KEY : undefined],
+      ['RELAYER_PRIVATE_KEY', !localKeys || e.RELAYER_PRIVATE_KEY.length > 0 ? true : undefined],
       ['CONTRACT_ADDRESS', e.CONTRACT_ADDRESS],
       ['SMTP_URL', e.SMTP_URL],
       ['PUBLIC_URL', e.PUBLIC_URL],
+      ['METRICS_TOKEN', e.METRICS_TOKEN],
     ]
     for (const [name, value] of required) {
       if (value === undefined) problems.push(`${name}: required in production`)
@@ -334,6 +383,10 @@ export function loadConfig(env: Env): Config {
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    hstsMaxAgeSeconds: publicUrl.startsWith('https://')
+      ? (e.HSTS_MAX_AGE_SECONDS ?? (production ? DEFAULT_HSTS_MAX_AGE_SECONDS : 0))
+      : 0,
+    metrics: { token: e.METRICS_TOKEN },
     database: { url: e.DATABASE_URL },
     redis: { url: e.REDIS_URL },
     chain: {
@@ -341,6 +394,7 @@ export function loadConfig(env: Env): Config {
       chainId: e.CHAIN_ID,
       contractAddress: e.CONTRACT_ADDRESS as `0x${string}` | undefined,
       relayerPrivateKeys: e.RELAYER_PRIVATE_KEY as `0x${string}`[],
+      pkcs11,
       publicRpcUrl: e.PUBLIC_RPC_URL,
       explorerTxUrl: e.EXPLORER_TX_URL,
       // A local chain answers in milliseconds; a public one mines every few seconds.
@@ -419,6 +473,51 @@ function oauthProvider(
     return undefined
   }
   return { issuer, clientId, clientSecret, allowedTenants: allowedTenants.map((tenant) => tenant.toLowerCase()) }
+}
+
+/** The token's settings; each problem names its variable, and none quotes the PIN. */
+function pkcs11Config(e: z.infer<typeof EnvSchema>, problems: string[]): Pkcs11Config | undefined {
+  const before = problems.length
+  if (e.RELAYER_PRIVATE_KEY.length > 0) {
+    problems.push(
+      'RELAYER_PRIVATE_KEY: must be unset or empty when RELAYER_SIGNER is pkcs11 (the keys are on the token)',
+    )
+  }
+  if (e.RPC_URL.length === 0) {
+    problems.push('RPC_URL: required when RELAYER_SIGNER is pkcs11 (the embedded chain funds only its own keys)')
+  }
+  for (const [name, value] of [
+    ['PKCS11_MODULE', e.PKCS11_MODULE],
+    ['PKCS11_TOKEN_LABEL', e.PKCS11_TOKEN_LABEL],
+  ] as const) {
+    if (value === undefined) problems.push(`${name}: required when RELAYER_SIGNER is pkcs11`)
+  }
+  if (e.PKCS11_KEY_LABELS.length === 0) problems.push('PKCS11_KEY_LABELS: required when RELAYER_SIGNER is pkcs11')
+  if (new Set(e.PKCS11_KEY_LABELS).size !== e.PKCS11_KEY_LABELS.length) {
+    problems.push('PKCS11_KEY_LABELS: a label is listed twice')
+  }
+  let pin = e.PKCS11_PIN
+  if (pin !== undefined && e.PKCS11_PIN_FILE !== undefined) {
+    problems.push('PKCS11_PIN: give PKCS11_PIN or PKCS11_PIN_FILE, not both')
+  } else if (e.PKCS11_PIN_FILE !== undefined) {
+    try {
+      pin = readFileSync(e.PKCS11_PIN_FILE, 'utf8').trim()
+    } catch {
+      problems.push('PKCS11_PIN_FILE: cannot be read')
+    }
+    if (pin === '') problems.push('PKCS11_PIN_FILE: the file is empty')
+  } else if (pin === undefined) {
+    problems.push('PKCS11_PIN: required when RELAYER_SIGNER is pkcs11 (or PKCS11_PIN_FILE)')
+  }
+  if (problems.length > before) return undefined
+  return {
+    module: e.PKCS11_MODULE!,
+    tokenLabel: e.PKCS11_TOKEN_LABEL!,
+    pin: pin!,
+    keyLabels: e.PKCS11_KEY_LABELS,
+    callTimeoutMs: e.PKCS11_CALL_TIMEOUT_MS,
+    probeIntervalMs: e.PKCS11_PROBE_INTERVAL_MS,
+  }
 }
 
 function trimSlash(url: string): string {

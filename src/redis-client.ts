@@ -3,8 +3,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import { Redis } from 'ioredis'
 
 /**
- * Connects without queueing: while Redis is down, commands fail at once, so an outage costs cache hits or answers
- * 503 from the limiters instead of hanging requests.
+ * Connects without queueing: while Redis is down, commands fail at once, so an outage costs cache hits, skips the
+ * relay and verify limits, or answers 503 from the sign-in limiters, instead of hanging requests.
  */
 export async function connectRedis(url: string, log: FastifyBaseLogger): Promise<Redis> {
   const redis = new Redis(url, {

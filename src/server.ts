@@ -13,7 +13,14 @@ async function main(): Promise<void> {
     }
     throw error
   }
-  const service = await startService(config)
+  const service = await startService(config).catch((error: unknown) => {
+    // Some configuration shows itself wrong only on use: a token refusing the PIN, a key label it does not hold.
+    if (error instanceof ConfigError) {
+      console.error(error.message)
+      process.exit(78)
+    }
+    throw error
+  })
   const log = service.app.log
 
   let signals = 0

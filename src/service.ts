@@ -10,11 +10,14 @@ import { type AppInstance, buildApp } from './api/app.ts'
 import { createChainClient } from './chain/chain-client.ts'
 import type { ChainContext } from './chain/chain-context.ts'
 import { type EmbeddedChain, startEmbeddedChain } from './chain/embedded-chain.ts'
-import type { Config } from './config.ts'
+import type { Config, Pkcs11Config } from './config.ts'
 import { type DatabaseHandle, openDatabase, pgliteDirectory } from './db/database.ts'
 import { migrateDatabase } from './db/migrate.ts'
+import { templateForNewPgliteDirectory } from './db/pglite-template.ts'
 import { loadOrCreateDevJwtSecret } from './embedded/dev-jwt-secret.ts'
 import { loggerOptions } from './logging.ts'
+import { openPkcs11Relayers } from './relayer/signers/pkcs11-relayers.ts'
+import { SignerHealth } from './relayer/signers/signer-health.ts'
 
 export interface RunningService {
   app: AppInstance
@@ -43,7 +46,10 @@ export async function startService(config: Config, options: StartServiceOptions 
   ])
   if (databaseResult.status === 'rejected' || chainResult.status === 'rejected') {
     if (databaseResult.status === 'fulfilled') await databaseResult.value.close()
-    if (chainResult.status === 'fulfilled') await chainResult.value.embedded?.stop()
+    if (chainResult.status === 'fulfilled') {
+      await chainResult.value.embedded?.stop()
+      chainResult.value.chain.closeSigners?.()
+    }
     throw databaseResult.status === 'rejected' ? databaseResult.reason : (chainResult as PromiseRejectedResult).reason
   }
   const database = databaseResult.value
@@ -72,6 +78,7 @@ export async function startService(config: Config, options: StartServiceOptions 
           app.lifecycle.shuttingDown = true
           await app.close()
           await embeddedChain?.stop()
+          chain.closeSigners?.()
           await database.close()
         })()
         return stopping
@@ -79,13 +86,16 @@ export async function startService(config: Config, options: StartServiceOptions 
     }
   } catch (error) {
     await embeddedChain?.stop()
+    chain.closeSigners?.()
     await database.close()
     throw error
   }
 }
 
 async function openMigratedDatabase(config: Config, dataDir: string): Promise<DatabaseHandle> {
-  const database = await openDatabase({ url: config.database.url, pgliteDir: pgliteDirectory(dataDir) })
+  const pgliteDir = pgliteDirectory(dataDir)
+  const pgliteTemplate = config.database.url === undefined ? await templateForNewPgliteDirectory(pgliteDir) : undefined
+  const database = await openDatabase({ url: config.database.url, pgliteDir, pgliteTemplate })
   try {
     await migrateDatabase(database)
     return database
@@ -135,16 +145,44 @@ async function connectChain(
   if (code === undefined || code === '0x') {
     throw new Error(`CONTRACT_ADDRESS ${contractAddress} has no contract code on chain ${chainId}`)
   }
+  const signers = settings.pkcs11
+    ? await tokenSigners(settings.pkcs11, logger)
+    : { relayers: settings.relayerPrivateKeys.map((key) => privateKeyToAccount(key)) }
   return {
     chain: {
       client,
       chainId,
       contractAddress,
-      relayers: settings.relayerPrivateKeys.map((key) => privateKeyToAccount(key)),
+      ...signers,
       publicRpcUrl: settings.publicRpcUrl ?? null,
       explorerTxUrl: settings.explorerTxUrl ?? null,
     },
     embedded: undefined,
+  }
+}
+
+/** The relayer accounts on the PKCS#11 token, with their health; a configuration problem throws ConfigError. */
+async function tokenSigners(
+  settings: Pkcs11Config,
+  logger: FastifyBaseLogger,
+): Promise<Pick<ChainContext, 'relayers' | 'signerHealth' | 'closeSigners'>> {
+  const log = logger.child({ component: 'pkcs11' })
+  let health: SignerHealth | undefined
+  const opened = await openPkcs11Relayers(settings, (relayer, up, reason) =>
+    health?.report(relayer.address, relayer.keyLabel, up, reason),
+  )
+  const relayers = opened.map((relayer) => relayer.account)
+  health = new SignerHealth(
+    relayers.map((account) => account.address.toLowerCase()),
+    log,
+  )
+  log.info({ relayers: relayers.map((account) => account.address) }, 'relayer keys opened on the PKCS#11 token')
+  return {
+    relayers,
+    signerHealth: health,
+    closeSigners: () => {
+      for (const relayer of opened) relayer.key.close()
+    },
   }
 }
 

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.ts'
 
@@ -10,6 +13,7 @@ const PRODUCTION_ENV = {
   CONTRACT_ADDRESS: `0x${'22'.repeat(20)}`,
   SMTP_URL: 'smtp://mail.internal:587',
   PUBLIC_URL: 'https://anchors.example',
+  METRICS_TOKEN: 'm'.repeat(32),
 }
 
 function errorOf(env: Record<string, string>): string {
@@ -49,14 +53,34 @@ describe('loadConfig', () => {
     expect(config.verifyBaseUrl).toBe('https://anchors.example')
   })
 
-  it.each(['JWT_SECRET', 'DATABASE_URL', 'RPC_URL', 'RELAYER_PRIVATE_KEY', 'CONTRACT_ADDRESS', 'SMTP_URL'])(
-    'stops a production start without %s, naming it',
-    (name) => {
-      const env: Record<string, string> = { ...PRODUCTION_ENV }
-      delete env[name]
-      expect(errorOf(env)).toContain(name)
-    },
-  )
+  it.each([
+    'JWT_SECRET',
+    'DATABASE_URL',
+    'RPC_URL',
+    'RELAYER_PRIVATE_KEY',
+    'CONTRACT_ADDRESS',
+    'SMTP_URL',
+    'METRICS_TOKEN',
+  ])('stops a production start without %s, naming it', (name) => {
+    const env: Record<string, string> = { ...PRODUCTION_ENV }
+    delete env[name]
+    expect(errorOf(env)).toContain(name)
+  })
+
+  it('protects /metrics with a bearer token of at least 32 characters, required in production only', () => {
+    expect(loadConfig({}).metrics.token).toBeUndefined()
+    expect(loadConfig(PRODUCTION_ENV).metrics.token).toBe('m'.repeat(32))
+    expect(errorOf({ METRICS_TOKEN: 'short' })).toContain('METRICS_TOKEN: must be at least 32 characters')
+    expect(errorOf({ METRICS_TOKEN: 'short' })).not.toContain('short"')
+  })
+
+  it('sends Strict-Transport-Security by default in production behind an https PUBLIC_URL only', () => {
+    expect(loadConfig(PRODUCTION_ENV).hstsMaxAgeSeconds).toBe(31_536_000)
+    expect(loadConfig({ ...PRODUCTION_ENV, HSTS_MAX_AGE_SECONDS: '0' }).hstsMaxAgeSeconds).toBe(0)
+    expect(loadConfig({ ...PRODUCTION_ENV, PUBLIC_URL: 'http://anchors.internal' }).hstsMaxAgeSeconds).toBe(0)
+    expect(loadConfig({}).hstsMaxAgeSeconds).toBe(0)
+    expect(loadConfig({ PUBLIC_URL: 'https://a.example', HSTS_MAX_AGE_SECONDS: '600' }).hstsMaxAgeSeconds).toBe(600)
+  })
 
   it('treats PRODUCTION=true like NODE_ENV=production', () => {
     expect(errorOf({ PRODUCTION: 'true' })).toContain('JWT_SECRET: required in production')
@@ -83,6 +107,63 @@ describe('loadConfig', () => {
     const message = errorOf({ RPC_URL: 'http://127.0.0.1:8545' })
     expect(message).toContain('CONTRACT_ADDRESS')
     expect(message).toContain('RELAYER_PRIVATE_KEY')
+  })
+
+  describe('RELAYER_SIGNER=pkcs11', () => {
+    const { RELAYER_PRIVATE_KEY: _, ...withoutKey } = PRODUCTION_ENV
+    const PKCS11_ENV = {
+      ...withoutKey,
+      RELAYER_SIGNER: 'pkcs11',
+      PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so',
+      PKCS11_TOKEN_LABEL: 'relayers',
+      PKCS11_PIN: '24681357',
+      PKCS11_KEY_LABELS: 'relayer-a, relayer-b',
+    }
+
+    it('takes the token settings in place of a private key', () => {
+      const config = loadConfig(PKCS11_ENV)
+      expect(config.chain.relayerPrivateKeys).toEqual([])
+      expect(config.chain.pkcs11).toEqual({
+        module: '/usr/lib/softhsm/libsofthsm2.so',
+        tokenLabel: 'relayers',
+        pin: '24681357',
+        keyLabels: ['relayer-a', 'relayer-b'],
+        callTimeoutMs: 10_000,
+        probeIntervalMs: 5_000,
+      })
+      expect(loadConfig(PRODUCTION_ENV).chain.pkcs11).toBeUndefined()
+    })
+
+    it('refuses a private key beside the token', () => {
+      expect(errorOf({ ...PKCS11_ENV, RELAYER_PRIVATE_KEY: PRODUCTION_ENV.RELAYER_PRIVATE_KEY })).toContain(
+        'RELAYER_PRIVATE_KEY: must be unset or empty',
+      )
+    })
+
+    it.each(['PKCS11_MODULE', 'PKCS11_TOKEN_LABEL', 'PKCS11_PIN', 'PKCS11_KEY_LABELS', 'RPC_URL'])(
+      'names a missing %s',
+      (name) => {
+        const env: Record<string, string> = { ...PKCS11_ENV }
+        delete env[name]
+        expect(errorOf(env)).toContain(`${name}: required`)
+      },
+    )
+
+    it('reads the PIN from PKCS11_PIN_FILE, and names the file when it cannot', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pin-'))
+      try {
+        const pinFile = join(dir, 'pin')
+        writeFileSync(pinFile, '13572468\n')
+        const { PKCS11_PIN: _pin, ...withoutPin } = PKCS11_ENV
+        expect(loadConfig({ ...withoutPin, PKCS11_PIN_FILE: pinFile }).chain.pkcs11?.pin).toBe('13572468')
+        expect(errorOf({ ...withoutPin, PKCS11_PIN_FILE: join(dir, 'missing') })).toContain(
+          'PKCS11_PIN_FILE: cannot be read',
+        )
+        expect(errorOf({ ...PKCS11_ENV, PKCS11_PIN_FILE: pinFile })).toContain('not both')
+      } finally {
+        rmSync(dir, { recursive: true })
+      }
+    })
   })
 
   it('never echoes a secret value in its message', () => {

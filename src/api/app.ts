@@ -22,6 +22,7 @@ import { connectRedis } from '../redis-client.ts'
 import { SERVICE_VERSION } from '../version.ts'
 import { createAuthenticate } from './authenticate.ts'
 import { registerErrorHandling, sendProblem } from './error-handler.ts'
+import { clientErrorHandler, frameworkErrors } from './framework-errors.ts'
 import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
 import { ProblemError } from './problem.ts'
 import { authRoutes } from './routes/auth.ts'
@@ -69,7 +70,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     deps: AppServices
     lifecycle: Lifecycle
-    /** preHandler of protected routes: sets `request.user` or answers 401. */
+    /** The onRequest hook of every protected scope: sets `request.user` or answers 401. */
     authenticate: ReturnType<typeof createAuthenticate>
   }
 }
@@ -87,9 +88,13 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
     // Our own hook answers with a problem body instead of Fastify's plain 503.
     return503OnClosing: false,
     requestIdHeader: false,
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>()
 
   app.setValidatorCompiler(validatorCompiler)
+  // Fastify reads text/plain bodies as strings by default; every route here takes JSON, so anything else is a 415.
+  app.removeContentTypeParser('text/plain')
   app.setSerializerCompiler(serializerCompiler)
   const redis = config.redis.url === undefined ? undefined : await connectRedis(config.redis.url, app.log)
   if (redis) await sessions.shareRevocations(redis, app.log)
@@ -108,8 +113,11 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   app.addHook('onSend', async (_request, reply) => {
     if (app.lifecycle.shuttingDown) reply.header('connection', 'close')
   })
+  const strictTransportSecurity =
+    config.hstsMaxAgeSeconds > 0 ? `max-age=${config.hstsMaxAgeSeconds}; includeSubDomains` : undefined
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff')
+    if (strictTransportSecurity) reply.header('strict-transport-security', strictTransportSecurity)
     if (app.lifecycle.shuttingDown && request.url !== '/healthz') {
       reply.header('connection', 'close')
       return sendProblem(reply, new ProblemError(503, 'NOT_READY', 'The service is shutting down'))
@@ -136,9 +144,16 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
     },
     transform: jsonSchemaTransform,
   })
-  await app.register(swaggerUi, { routePrefix: '/docs' })
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // The UI's own policy, with hashes of its inline scripts; nobody may frame it (clickjacking with a pasted token),
+    // and a plain-http development server must still load its assets.
+    staticCSP: true,
+    transformStaticCSP: (policy) =>
+      policy.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(' upgrade-insecure-requests;', ''),
+  })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-  registerHttpMetrics(app, metrics)
+  registerHttpMetrics(app, metrics, config.metrics.token)
 
   await app.register(healthRoutes)
   await app.register(infoRoutes)

@@ -19,10 +19,13 @@ declare module 'fastify' {
   }
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/
+// The scheme is case-insensitive (RFC 9110, section 11.1).
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i
 
 export function createAuthenticate(jwt: JwtSettings, sessionChecker: SessionChecker) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    // Whatever a protected route answers is the user's own: no shared cache may keep it, no private one store it.
+    reply.header('cache-control', 'private, no-store')
     const match = BEARER.exec(request.headers.authorization ?? '')
     if (!match) throw unauthenticated('Send a bearer token in the Authorization header')
     let claims: Awaited<ReturnType<typeof verifyToken>>

@@ -1,6 +1,7 @@
 // Maps every error a request can end with to an RFC 9457 problem body, without leaking internals.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
+import { isDatabaseUnavailable } from '../db/database-unavailable.ts'
 import { PROBLEM_CONTENT_TYPE, ProblemError, type ProblemFieldError } from './problem.ts'
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -11,11 +12,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     sendProblem(reply, problem)
   })
-  app.setNotFoundHandler((request, reply) => {
-    sendProblem(
-      reply,
-      new ProblemError(404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`),
-    )
+  // The path is not echoed: the caller knows it, and a reflected URL has no business in someone else's log or page.
+  app.setNotFoundHandler((_request, reply) => {
+    sendProblem(reply, new ProblemError(404, 'NOT_FOUND', 'No route matches this method and path'))
   })
 }
 
@@ -31,10 +30,19 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
   if (error instanceof ProblemError) return error
   if (hasZodFastifySchemaValidationErrors(error)) {
     const context = error.validationContext ?? 'body'
-    const errors: ProblemFieldError[] = error.validation.map((issue) => {
+    const fieldPath = (path: string) =>
+      context === 'body' ? path || '(body)' : [context, path].filter(Boolean).join('.')
+    const errors: ProblemFieldError[] = error.validation.flatMap((issue) => {
       const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.')
-      const fullPath = context === 'body' ? path || '(body)' : [context, path].filter(Boolean).join('.')
-      return { path: fullPath, message: issue.message ?? 'is invalid' }
+      // Every route refuses unknown fields (docs/api.md): one error per field, at the field's own path.
+      if (issue.keyword === 'unrecognized_keys') {
+        const keys = (issue.params as { keys?: string[] }).keys ?? []
+        return keys.map((key) => ({
+          path: fieldPath([path, key].filter(Boolean).join('.')),
+          message: 'is an unknown field',
+        }))
+      }
+      return [{ path: fieldPath(path), message: issue.message ?? 'is invalid' }]
     })
     return new ProblemError(400, 'VALIDATION_FAILED', `The request ${context} is invalid`, { extensions: { errors } })
   }
@@ -56,6 +64,13 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
   if (status >= 400 && status < 500) {
     // Fastify's own client errors (bad content length, bad URL, ...): their messages describe the request only.
     return new ProblemError(status, status === 404 ? 'NOT_FOUND' : 'MALFORMED_REQUEST', error.message)
+  }
+  if (isDatabaseUnavailable(error)) {
+    // A restart or failover of PostgreSQL passes in seconds: tell the client to retry rather than report a fault.
+    return new ProblemError(503, 'NOT_READY', 'The database is briefly unavailable; try again shortly', {
+      headers: { 'retry-after': '1' },
+      cause: error,
+    })
   }
   request.log.debug({ code: error.code }, 'unexpected error')
   return new ProblemError(500, 'INTERNAL_ERROR', 'The server could not complete the request', { cause: error })

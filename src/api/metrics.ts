@@ -1,6 +1,8 @@
 // Prometheus metrics: one registry per app, so tests can build several apps in one process.
-import type { FastifyInstance } from 'fastify'
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+import { ProblemError } from './problem.ts'
 
 export interface Metrics {
   registry: Registry
@@ -29,7 +31,8 @@ export function createMetrics(): Metrics {
   }
 }
 
-export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
+/** `token`: the bearer token /metrics requires (METRICS_TOKEN); undefined leaves it open (development). */
+export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics, token: string | undefined): void {
   app.addHook('onResponse', async (request, reply) => {
     // The route template, not the URL: one series per route however many tx hashes are asked for.
     const labels = {
@@ -40,8 +43,26 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
     metrics.httpRequests.inc(labels)
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000)
   })
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  const onRequest = token === undefined ? [] : [metricsGuard(token)]
+  app.get('/metrics', { schema: { hide: true }, onRequest }, async (_request, reply) => {
     reply.type(metrics.registry.contentType)
     return metrics.registry.metrics()
   })
+}
+
+/** Compares digests, so neither the token's length nor its prefix leaks through the time a wrong guess takes. */
+function metricsGuard(token: string) {
+  const expected = digest(token)
+  return async (request: FastifyRequest) => {
+    const match = /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '')
+    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
+      throw new ProblemError(401, 'UNAUTHENTICATED', 'The metrics need the bearer token of METRICS_TOKEN', {
+        headers: { 'www-authenticate': 'Bearer' },
+      })
+    }
+  }
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest()
 }

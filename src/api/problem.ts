@@ -5,6 +5,9 @@ import { z } from 'zod'
 export type ProblemCode =
   | 'VALIDATION_FAILED'
   | 'MALFORMED_REQUEST'
+  | 'URI_TOO_LONG'
+  | 'HEADERS_TOO_LARGE'
+  | 'REQUEST_TIMEOUT'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNAUTHENTICATED'
   | 'INVALID_CODE'
@@ -42,11 +45,14 @@ const TITLES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',

@@ -24,6 +24,9 @@ export interface JwtSettings {
   audience: string
 }
 
+/** Users and sessions are keyed by UUID: a token naming anything else cannot belong to this service. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 export class InvalidTokenError extends Error {
   override name = 'InvalidTokenError'
 }
@@ -66,8 +69,10 @@ export async function verifyToken(settings: JwtSettings, token: string, now = ne
     const { sub, email, sid, trust, verified } = payload
     if (
       typeof sub !== 'string' ||
+      !UUID.test(sub) ||
       typeof email !== 'string' ||
       typeof sid !== 'string' ||
+      !UUID.test(sid) ||
       !TRUST_PROVIDERS.includes(trust as TrustProvider) ||
       typeof verified !== 'boolean'
     ) {

@@ -1,5 +1,6 @@
 import type { Address } from 'viem'
-import type { PrivateKeyAccount } from 'viem/accounts'
+import type { LocalAccount } from 'viem/accounts'
+import type { SignerHealth } from '../relayer/signers/signer-health.ts'
 import type { ChainClient } from './chain-client.ts'
 
 /** Everything the API needs to know about the chain it anchors on. */
@@ -8,7 +9,11 @@ export interface ChainContext {
   chainId: number
   contractAddress: Address
   /** The accounts the service signs anchor transactions with. */
-  relayers: PrivateKeyAccount[]
+  relayers: LocalAccount[]
+  /** Set when the keys are on a token: which of them can sign now. */
+  signerHealth?: SignerHealth
+  /** Ends what the signers hold open (the token processes). */
+  closeSigners?: () => void
   /** A JSON-RPC URL verifiers may use themselves; never one that carries credentials. */
   publicRpcUrl: string | null
   /** Explorer link template containing `{txHash}`, or null. */

@@ -1,20 +1,62 @@
 // The `anchor` command: a table of subcommands and one place that turns failures into messages and exit codes.
-// Another subcommand (serve, deploy) is one more entry in the table.
+// Another subcommand (serve, deploy) is one more entry in the table. A command's module is imported only when it
+// runs: `anchor --help`, `anchor <command> --help` and a mistyped name load none of them.
 
-import { FormatError } from '../formats/errors.ts'
-import { PdfError } from '../pdf/pdf-errors.ts'
+import type { PdfError } from '@docanchor/client'
 import { type CliCommand, type CliContext, writeJson } from './cli-context.ts'
 import { CliError, EXIT } from './cli-errors.ts'
-import { loginCommand } from './commands/login.ts'
-import { logoutCommand } from './commands/logout.ts'
-import { signCommand } from './commands/sign.ts'
-import { verifyCommand } from './commands/verify.ts'
 
 export const anchorCommands: Record<string, CliCommand> = {
-  login: loginCommand,
-  logout: logoutCommand,
-  sign: signCommand,
-  verify: verifyCommand,
+  login: {
+    summary: 'sign in with a code sent by e-mail; keeps the token in your config directory (0600)',
+    usage: 'anchor login [--email <address>] [--service <url>]',
+    load: async () => (await import('./commands/login.ts')).runLogin,
+  },
+  logout: {
+    summary: 'revoke the stored login and delete it',
+    usage: 'anchor logout',
+    load: async () => (await import('./commands/logout.ts')).runLogout,
+  },
+  pin: {
+    summary: 'pin a DocumentAnchors contract for `anchor verify --rpc`',
+    usage: `anchor pin <address> --chain-id <id>        pin a DocumentAnchors contract you have checked yourself
+       anchor pin --from-service [--service <url>]  pin the contract the service names in /api/info
+       anchor pin --list [--json]
+       anchor pin --remove <address> [--chain-id <id>]
+
+Pinned contracts are what \`anchor verify --rpc\` trusts when neither --contract nor a service is given; a contract
+named only inside a PDF never is.`,
+    load: async () => (await import('./commands/pin.ts')).runPin,
+  },
+  sign: {
+    summary: 'anchor a signature and append it to a PDF as a QR code and metadata',
+    usage: `anchor sign <in.pdf> -o <out.pdf> --name <name> [--email <address>]
+            [--type individual|company] [--company <name>] [--position <title>] [--geo <lat>,<lng>]
+            [--page <n>] [--x <pt>] [--y <pt>] [--size <pt>] [--service <url>] [--json]
+
+  --email     defaults to the e-mail address of the login
+  --page      page for the QR code, from 1 (default 1)
+  --x, --y    lower-left corner of the QR code in points (default: bottom right, left of earlier codes)
+  --size      side of the QR code in points (default 96)`,
+    load: async () => (await import('./commands/sign.ts')).runSign,
+  },
+  verify: {
+    summary: 'check every signature of a PDF, or the anchor a QR URL names',
+    usage: `anchor verify <file.pdf | QR URL> [--json] [--service <url>] [--rpc <url> [--contract <address>]]
+              [--qr-url <url>]...
+
+  --rpc       read the anchors from this JSON-RPC endpoint instead of trusting the service
+  --contract  the DocumentAnchors address for --rpc; without it, the configured service's contract (--service,
+              ANCHOR_URL or the stored login), else the contracts pinned with \`anchor pin\`. A contract named only
+              in the PDF is refused: anyone can deploy one.
+  --qr-url    a QR URL printed on the page, for signatures whose metadata (version 1) has none
+
+Each signature's identity is attested (the service attests the account that anchored it), claimed (no attestation:
+the signer's application's word) or MISMATCH (the service attests another account): name, company and position are
+never attested. Exit code 0 only when every signature verifies, no identity is a mismatch and nothing was added after
+the last one.`,
+    load: async () => (await import('./commands/verify.ts')).runVerify,
+  },
 }
 
 function overview(): string {
@@ -38,8 +80,10 @@ const PDF_ADVICE: Record<PdfError['code'], string> = {
   ERR_PDF_UNSUPPORTED: '',
 }
 
-function describeFailure(error: unknown): CliError {
+async function describeFailure(error: unknown): Promise<CliError> {
   if (error instanceof CliError) return error
+  // Any other failure came from a command that has loaded @docanchor/client already, so this import costs nothing.
+  const { FormatError, PdfError } = await import('@docanchor/client')
   if (error instanceof PdfError) {
     return new CliError(`${error.message}${PDF_ADVICE[error.code]}`, EXIT.input, error.code)
   }
@@ -65,9 +109,10 @@ export async function runAnchorCommand(argv: readonly string[], context: CliCont
     return EXIT.ok
   }
   try {
-    return await command.run(rest, context)
+    const run = await command.load()
+    return await run(rest, context)
   } catch (error) {
-    const failure = describeFailure(error)
+    const failure = await describeFailure(error)
     io.stderr.write(`anchor ${name}: ${failure.message}\n`)
     if (failure.code === 'USAGE') io.stderr.write(`usage: ${command.usage}\n`)
     if (rest.includes('--json')) writeJson(io, { error: { code: failure.code, message: failure.message } })

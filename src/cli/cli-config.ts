@@ -9,6 +9,8 @@ export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:3000'
 export interface CliConfig {
   /** `ANCHOR_URL`, else the default; `--service` overrides it per command. */
   serviceUrl: string
+  /** Whether `ANCHOR_URL` names the service (rather than the default standing in). */
+  serviceUrlConfigured: boolean
   /** `ANCHOR_TOKEN`: a JWT used instead of the stored login, for scripts. */
   token: string | undefined
   /** Directory of the stored login: `$XDG_CONFIG_HOME/anchor`, else `~/.config/anchor`. */
@@ -19,6 +21,7 @@ export function loadCliConfig(env: Readonly<Record<string, string | undefined>>)
   const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config')
   return {
     serviceUrl: env.ANCHOR_URL || DEFAULT_SERVICE_URL,
+    serviceUrlConfigured: Boolean(env.ANCHOR_URL),
     token: env.ANCHOR_TOKEN || undefined,
     configDir: join(base, 'anchor'),
   }

@@ -17,11 +17,14 @@ export interface CliContext {
   fetch?: typeof fetch
 }
 
+/** Resolves with the exit code; throws CliError (or PdfError, FormatError) for the dispatcher to report. */
+export type CliRun = (argv: readonly string[], context: CliContext) => Promise<number>
+
 export interface CliCommand {
   summary: string
   usage: string
-  /** Resolves with the exit code; throws CliError (or PdfError, FormatError) for the dispatcher to report. */
-  run(argv: readonly string[], context: CliContext): Promise<number>
+  /** Imports the command's module only when it runs, so `--help` and a mistyped name load none of them. */
+  load(): Promise<CliRun>
 }
 
 /** node:util parseArgs with its errors turned into usage errors. */
@@ -34,6 +37,19 @@ export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options'
   } catch (error) {
     throw usageError((error as Error).message)
   }
+}
+
+/** A numeric option's value, undefined when absent; a usage error when it is not a number `check` accepts. */
+export function numberOption(
+  name: string,
+  value: string | undefined,
+  check: (n: number) => boolean,
+): number | undefined {
+  if (value === undefined) return undefined
+  const parsed = Number(value)
+  if (value.trim() === '' || !Number.isFinite(parsed) || !check(parsed))
+    throw usageError(`--${name} ${value} is not valid`)
+  return parsed
 }
 
 /** --service, else ANCHOR_URL, else the default; without a trailing slash. */

@@ -1,10 +1,18 @@
 // The `deploy` command: deploys DocumentAnchors on any chain and authorizes relayers. Kept apart from its entry point
 // (deploy.ts) so tests can run it in-process with their own streams.
-import { readFile } from 'node:fs/promises'
-import { parseArgs } from 'node:util'
-import { type Address, BaseError, createPublicClient, createWalletClient, type Hex, http, isAddress } from 'viem'
+import { type Address, isAddress } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { deployDocumentAnchors } from '../chain/deploy-document-anchors.ts'
+import {
+  type OwnerCommandIo,
+  ownerClients,
+  parseOwnerOptions,
+  readOwnerKey,
+  reportFailure,
+  rpcUrl,
+  UsageError,
+} from './owner-key.ts'
+import { isRotationSubcommand, type RotationIo, rotationUsage, runRotationCommand } from './relayer-rotation-command.ts'
 
 export const deployUsage = `usage: deploy --rpc <url> [--private-key-file <file>] [--relayer <address>]... [--chain-id <id>]
 
@@ -15,31 +23,23 @@ Deploys DocumentAnchors with the deployer as its owner, authorizes every --relay
   --relayer <address>        address allowed to anchor; repeat for several
   --chain-id <id>            refuse to deploy unless the endpoint reports this chain id
 
-The key is never accepted as an argument: arguments are visible to every user in the process list.`
+The key is never accepted as an argument: arguments are visible to every user in the process list.
 
-export interface DeployCommandIo {
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean }
-  stdout: NodeJS.WritableStream
-  stderr: NodeJS.WritableStream
-}
+${rotationUsage}`
 
-/** While a deploy waits for receipts: often enough for a local node, gentle enough for a hosted endpoint. */
-const RECEIPT_POLLING_INTERVAL_MS = 250
-
-class UsageError extends Error {}
+export type DeployCommandIo = OwnerCommandIo & RotationIo
 
 /** Runs the command; resolves with the process exit code (0 done, 1 failed, 2 bad usage). */
 export async function runDeployCommand(argv: readonly string[], io: DeployCommandIo): Promise<number> {
+  if (isRotationSubcommand(argv[0])) return runRotationCommand(argv[0], argv.slice(1), io)
   try {
     const options = parseOptions(argv)
     if (options === 'help') {
       io.stdout.write(`${deployUsage}\n`)
       return 0
     }
-    const account = privateKeyToAccount(await readPrivateKey(options.privateKeyFile, io))
-    const transport = http(options.rpc)
-    const publicClient = createPublicClient({ transport, pollingInterval: RECEIPT_POLLING_INTERVAL_MS })
-    const walletClient = createWalletClient({ account, transport, pollingInterval: RECEIPT_POLLING_INTERVAL_MS })
+    const account = privateKeyToAccount(await readOwnerKey(options.privateKeyFile, io))
+    const { publicClient, walletClient } = ownerClients(options.rpc, account)
 
     const chainId = await publicClient.getChainId()
     if (options.chainId !== undefined && chainId !== options.chainId) {
@@ -51,14 +51,7 @@ export async function runDeployCommand(argv: readonly string[], io: DeployComman
     io.stdout.write(`${contract}\n`)
     return 0
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr.write(`deploy: ${error.message}\n\n${deployUsage}\n`)
-      return 2
-    }
-    // shortMessage leaves out viem's details, which name the RPC URL (hosted endpoints often embed an API key in it).
-    const message = error instanceof BaseError ? error.shortMessage : (error as Error).message
-    io.stderr.write(`deploy failed: ${message}\n`)
-    return 1
+    return reportFailure('deploy', deployUsage, error, io)
   }
 }
 
@@ -70,22 +63,9 @@ interface DeployOptions {
 }
 
 function parseOptions(argv: readonly string[]): DeployOptions | 'help' {
-  let values: ReturnType<typeof parse>['values']
-  try {
-    values = parse(argv).values
-  } catch (error) {
-    const hint = /private-key'/.test((error as Error).message) ? ' (use --private-key-file or stdin)' : ''
-    throw new UsageError(`${(error as Error).message}${hint}`)
-  }
+  const values = parseOwnerOptions(argv, OPTIONS)
   if (values.help) return 'help'
-  if (!values.rpc) throw new UsageError('--rpc is required')
-  let url: URL
-  try {
-    url = new URL(values.rpc)
-  } catch {
-    throw new UsageError('--rpc must be an http or https URL')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--rpc must be an http or https URL')
+  const rpc = rpcUrl(values.rpc)
   const relayers = values.relayer ?? []
   for (const relayer of relayers) {
     if (!isAddress(relayer)) throw new UsageError(`--relayer ${relayer} is not an address`)
@@ -95,40 +75,13 @@ function parseOptions(argv: readonly string[]): DeployOptions | 'help' {
     chainId = Number(values['chain-id'])
     if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new UsageError('--chain-id must be a positive integer')
   }
-  return { rpc: values.rpc, privateKeyFile: values['private-key-file'], relayers: relayers as Address[], chainId }
+  return { rpc, privateKeyFile: values['private-key-file'], relayers: relayers as Address[], chainId }
 }
 
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    strict: true,
-    allowPositionals: false,
-    options: {
-      rpc: { type: 'string' },
-      'private-key-file': { type: 'string' },
-      relayer: { type: 'string', multiple: true },
-      'chain-id': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  })
-}
-
-async function readPrivateKey(file: string | undefined, io: DeployCommandIo): Promise<Hex> {
-  let text: string
-  if (file === undefined || file === '-') {
-    if (io.stdin.isTTY) io.stderr.write("deployer's private key (then Enter and Ctrl-D): ")
-    const chunks: Buffer[] = []
-    for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk))
-    text = Buffer.concat(chunks).toString('utf8')
-  } else {
-    try {
-      text = await readFile(file, 'utf8')
-    } catch (error) {
-      throw new UsageError(`cannot read --private-key-file ${file}: ${(error as NodeJS.ErrnoException).code}`)
-    }
-  }
-  const key = text.trim().replace(/^0x/i, '')
-  // The message never echoes what was read: it may be a slightly mistyped key.
-  if (!/^[0-9a-fA-F]{64}$/.test(key)) throw new UsageError('the private key must be 32 bytes of hex (0x optional)')
-  return `0x${key}`
-}
+const OPTIONS = {
+  rpc: { type: 'string' },
+  'private-key-file': { type: 'string' },
+  relayer: { type: 'string', multiple: true },
+  'chain-id': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const

@@ -1,34 +1,28 @@
-// The CLI's HTTP client of the service: sign-in, info, relay and verify, with failures turned into CliErrors that
-// say what to do (start the service, log in again) and never echo a token.
+// The CLI's view of the service: @docanchor/client's API client, with its errors turned into CliErrors that say
+// what to do (start the service, log in again) and never echo a token.
 
-import type { AnchorRecord } from '../pdf/check-signed-pdf.ts'
-import type { AnchorRequest } from '../pdf/sign-pdf.ts'
+import {
+  AnchorApiError,
+  type AnchorClient,
+  AnchorNetworkError,
+  AnchorNotConfirmedError,
+  type AnchorRecord,
+  type AnchorRequest,
+  createAnchorClient,
+  type ServiceInfo,
+  type SignInResult,
+} from '@docanchor/client'
 import { CliError, EXIT } from './cli-errors.ts'
 
-export interface ServiceInfo {
-  chainId: number
-  contractAddress: string
-  verifyBaseUrl: string
-  publicRpcUrl: string | null
-}
-
-export interface SignInResult {
-  token: string
-  expiresAt: string
-  user: { id: string; email: string }
-}
-
 export interface ServiceClientOptions {
-  /** Time to keep asking while the relay answers 202 (pending). */
+  /** Time to wait for a pending (202) anchor to be confirmed. */
   relayTimeoutMs?: number
   fetch?: typeof fetch
 }
 
-const RELAY_RETRY_MS = 1000
-
 export class ServiceClient {
   readonly baseUrl: string
-  private readonly fetch: typeof fetch
+  private readonly api: AnchorClient
   private readonly relayTimeoutMs: number
 
   constructor(
@@ -36,100 +30,79 @@ export class ServiceClient {
     private readonly token?: string,
     options: ServiceClientOptions = {},
   ) {
-    this.baseUrl = baseUrl.replace(/\/+$/, '')
-    this.fetch = options.fetch ?? fetch
+    this.api = createAnchorClient({ baseUrl, token, fetch: options.fetch, retries: 2 })
+    this.baseUrl = this.api.baseUrl
     this.relayTimeoutMs = options.relayTimeoutMs ?? 120_000
   }
 
-  private async request(method: string, path: string, body?: unknown, auth = false): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json' }
-    if (body !== undefined) headers['content-type'] = 'application/json'
-    if (auth) {
-      if (!this.token) throw notLoggedIn()
-      headers.authorization = `Bearer ${this.token}`
-    }
-    let response: Response
-    try {
-      response = await this.fetch(`${this.baseUrl}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(30_000),
-      })
-    } catch {
-      throw new CliError(
-        `cannot reach the service at ${this.baseUrl} (is it running? set --service or ANCHOR_URL)`,
-        EXIT.service,
-        'SERVICE_UNREACHABLE',
-      )
-    }
-    if (response.status === 401 && auth) {
-      throw new CliError(
-        'the service refused the login (expired or revoked): run `anchor login` again',
-        EXIT.service,
-        'LOGIN_EXPIRED',
-      )
-    }
-    return response
+  requestCode(email: string): Promise<void> {
+    return this.explain(() => this.api.requestCode(email))
   }
 
-  private async json<T>(response: Response, expected: number[]): Promise<T> {
-    if (expected.includes(response.status)) return (await response.json()) as T
-    let detail = response.statusText
-    let code = `HTTP_${response.status}`
-    try {
-      const problem = (await response.json()) as { detail?: string; code?: string }
-      detail = problem.detail ?? detail
-      code = problem.code ?? code
-    } catch {}
-    throw new CliError(`the service answered ${response.status} ${code}: ${detail}`, EXIT.service, code)
+  verifyCode(email: string, code: string): Promise<SignInResult> {
+    return this.explain(() => this.api.verifyCode(email, code))
   }
 
-  async requestCode(email: string): Promise<void> {
-    await this.json(await this.request('POST', '/api/auth/magic-link', { email }), [202])
+  logout(): Promise<void> {
+    return this.explain(() => this.api.logout(), true)
   }
 
-  async verifyCode(email: string, code: string): Promise<SignInResult> {
-    const response = await this.request('POST', '/api/auth/magic-link/verify', { email, code })
-    if (response.status === 401) {
-      throw new CliError('wrong or expired code: run `anchor login` to get a new one', EXIT.failed, 'INVALID_CODE')
-    }
-    return this.json<SignInResult>(response, [200])
+  info(): Promise<ServiceInfo> {
+    return this.explain(() => this.api.info())
   }
 
-  async logout(): Promise<void> {
-    const response = await this.request('POST', '/api/auth/logout', undefined, true)
-    if (response.status !== 204) await this.json(response, [])
-  }
-
-  async info(): Promise<ServiceInfo> {
-    return this.json<ServiceInfo>(await this.request('GET', '/api/info'), [200])
-  }
-
-  /** Anchors the request and waits until it is confirmed: a 202 is asked again (the relay is idempotent). */
-  async relay(request: AnchorRequest): Promise<{ txHash: string }> {
-    const deadline = Date.now() + this.relayTimeoutMs
-    for (;;) {
-      const response = await this.request('POST', '/api/relay', request, true)
-      const body = await this.json<{ txHash: string; status: string }>(response, [200, 201, 202])
-      if (body.status === 'confirmed') return { txHash: body.txHash }
-      if (Date.now() > deadline) {
-        throw new CliError(
-          `the anchor transaction is still pending after ${this.relayTimeoutMs / 1000} s; run the same command again later`,
-          EXIT.service,
-          'RELAY_PENDING',
-        )
-      }
-      await new Promise((resolve) => setTimeout(resolve, RELAY_RETRY_MS))
-    }
+  /** Anchors the request and waits until it is confirmed. */
+  relay(request: AnchorRequest): Promise<{ txHash: string }> {
+    return this.explain(() => this.api.relay(request, { waitMs: this.relayTimeoutMs }), true)
   }
 
   /** The anchor of a transaction as the service reports it; null when there is none. */
   async anchor(txHash: string): Promise<AnchorRecord | null> {
-    const response = await this.request('GET', `/api/verify/${txHash}`)
-    if (response.status === 404) return null
-    return this.json<AnchorRecord>(response, [200])
+    try {
+      return await this.explain(() => this.api.verify(txHash))
+    } catch (error) {
+      if (error instanceof CliError && error.code === 'ANCHOR_NOT_FOUND') return null
+      throw error
+    }
   }
+
+  private async explain<T>(work: () => Promise<T>, needsLogin = false): Promise<T> {
+    if (needsLogin && !this.token) throw notLoggedIn()
+    try {
+      return await work()
+    } catch (error) {
+      throw toCliError(error, this.baseUrl, needsLogin)
+    }
+  }
+}
+
+function toCliError(error: unknown, baseUrl: string, needsLogin: boolean): unknown {
+  if (error instanceof AnchorNetworkError) {
+    return new CliError(
+      `cannot reach the service at ${baseUrl} (is it running? set --service or ANCHOR_URL)`,
+      EXIT.service,
+      'SERVICE_UNREACHABLE',
+    )
+  }
+  if (error instanceof AnchorNotConfirmedError) {
+    return new CliError(
+      `the anchor transaction is still ${error.state}; run the same command again later`,
+      EXIT.service,
+      'RELAY_PENDING',
+    )
+  }
+  if (!(error instanceof AnchorApiError)) return error
+  if (error.code === 'INVALID_CODE') {
+    return new CliError('wrong or expired code: run `anchor login` to get a new one', EXIT.failed, 'INVALID_CODE')
+  }
+  if (error.status === 401 && needsLogin) {
+    return new CliError(
+      'the service refused the login (expired or revoked): run `anchor login` again',
+      EXIT.service,
+      'LOGIN_EXPIRED',
+    )
+  }
+  return new CliError(`the service answered ${error.status} ${error.code}: ${error.detail}`, EXIT.service, error.code)
 }
 
 export const notLoggedIn = () =>

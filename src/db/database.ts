@@ -45,8 +45,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize })
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  // A client losing its connection (PostgreSQL restarting, a failover) must not crash the process: the pool's own
+  // listener covers idle clients; a checked-out client between two statements emits on itself, so every client gets
+  // a listener too. The statement in flight still fails, and the pool discards the dead client when it is released.
   pool.on('error', () => {})
+  pool.on('connect', (client) => client.on('error', () => {}))
   const db = drizzleNodePg({ client: pool, schema }) as unknown as Database
   return {
     db,

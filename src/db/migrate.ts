@@ -5,7 +5,7 @@ import type { PgliteDatabase } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import type { DatabaseHandle, Schema } from './database.ts'
 
-const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url))
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url))
 
 /** Applies every pending migration from `drizzle/`; safe to run from several processes at once. */
 export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm'
 import {
   bigint,
   boolean,
+  check,
   doublePrecision,
   index,
   integer,
@@ -110,6 +111,13 @@ export const anchors = pgTable(
     /** Stored and returned byte for byte. */
     encryptedPayload: text('encrypted_payload').notNull(),
     userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /**
+     * The service's attestation of the relaying account, set only when the relay sent the payload's salt (never
+     * stored): SHA-256 of its lower-cased e-mail and the salt, and the session's trust and verified. All three or none.
+     */
+    identityCommitment: text('identity_commitment'),
+    attestedTrust: text('attested_trust'),
+    attestedVerified: boolean('attested_verified'),
     status: text('status', { enum: ['pending', 'confirmed', 'failed'] })
       .notNull()
       .default('pending'),
@@ -128,6 +136,11 @@ export const anchors = pgTable(
     uniqueIndex('anchors_relayer_nonce_idx').on(table.chainId, table.relayerAddress, table.nonce),
     // The reorg watch re-reads recently confirmed anchors.
     index('anchors_confirmed_block_idx').on(table.blockNumber).where(sql`${table.status} = 'confirmed'`),
+    check(
+      'anchors_attestation_whole',
+      sql`(${table.identityCommitment} IS NULL) = (${table.attestedTrust} IS NULL)
+          AND (${table.identityCommitment} IS NULL) = (${table.attestedVerified} IS NULL)`,
+    ),
   ],
 )
 
@@ -175,6 +188,21 @@ export const relayerNonces = pgTable(
     relayerAddress: text('relayer_address').notNull(),
     nextNonce: bigint('next_nonce', { mode: 'number' }).notNull(),
     updatedAt: updatedAt(),
+  },
+  (table) => [primaryKey({ columns: [table.chainId, table.relayerAddress] })],
+)
+
+/**
+ * Relayer keys being drained for rotation: shared by every instance, whose pools give such a key no new anchors
+ * while its pending transactions finish. Set and cleared by the owner's `deploy drain` / `deploy undrain`.
+ */
+export const relayerDrains = pgTable(
+  'relayer_drains',
+  {
+    chainId: integer('chain_id').notNull(),
+    /** Lower-case, as in `anchors`. */
+    relayerAddress: text('relayer_address').notNull(),
+    since: timestamp('since', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (table) => [primaryKey({ columns: [table.chainId, table.relayerAddress] })],
 )

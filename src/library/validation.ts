@@ -70,16 +70,20 @@ function countCodePoints(text: string, stopAfter: number): number {
 }
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+/** No library item predates the Unix epoch; earlier years (0000 above all) are not even all storable in PostgreSQL. */
+export const EARLIEST_TIMESTAMP = '1970-01-01T00:00:00.000Z'
+const EARLIEST_INSTANT = Date.parse(EARLIEST_TIMESTAMP)
 
 /**
  * An ISO 8601 UTC timestamp with milliseconds, `2024-05-01T12:00:00.000Z`, naming a real instant (no 30 February)
- * and at most `maxFutureMs` past `now`: a client clock far ahead would otherwise win every later conflict.
+ * not before 1970, and at most `maxFutureMs` past `now`: a client clock far ahead would otherwise win every later conflict.
  * Returns the instant in epoch milliseconds, or a message.
  */
 export function parseClientTimestamp(text: string, now: number, maxFutureMs: number): number | string {
   if (!TIMESTAMP.test(text)) return 'must be an ISO 8601 UTC timestamp with milliseconds (YYYY-MM-DDTHH:mm:ss.sssZ)'
   const instant = Date.parse(text)
   if (Number.isNaN(instant) || new Date(instant).toISOString() !== text) return 'is not a valid date and time'
+  if (instant < EARLIEST_INSTANT) return `lies before ${EARLIEST_TIMESTAMP}`
   if (instant > now + maxFutureMs) return `lies more than ${maxFutureMs} ms in the future of the server's clock`
   return instant
 }

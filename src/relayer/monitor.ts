@@ -15,6 +15,7 @@ import {
   unsignedAnchors,
 } from './outbox.ts'
 import type { Relayer } from './relayer.ts'
+import { drainingRelayers } from './relayer-drains.ts'
 import { resign, signCall } from './signing.ts'
 
 /** A live request stores its signed transaction milliseconds after the reservation; this is long past that. */
@@ -72,6 +73,7 @@ export class RelayMonitor {
     const { relayer } = this
     const { client } = relayer.deps.chain
     await relayer.pool.refreshBalances().catch(() => {})
+    relayer.pool.setDraining(await drainingRelayers(relayer.deps.db, relayer.chainId))
     for (const { account, address } of relayer.pool.all) {
       if (this.resynced.has(address)) continue
       await relayer.resync(relayer.slot(address), account)
@@ -204,7 +206,8 @@ export class RelayMonitor {
     const abandoned = await unsignedAnchors(relayer.deps.db, relayer.chainId, ABANDONED_AFTER_MS)
     for (const anchor of abandoned) {
       const account = relayer.account(anchor.relayer)
-      if (!account) continue
+      // A token key out of rotation cannot sign yet: its reservation waits for the key to answer again.
+      if (!account || !(relayer.deps.chain.signerHealth?.isUp(anchor.relayer) ?? true)) continue
       const fees = await relayer.fees.current()
       const call = relayer.anchorCall(anchor.compositeHash, anchor.previousTxHash)
       const signed = await signCall(account, { ...call, nonce: anchor.nonce }, fees)

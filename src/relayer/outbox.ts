@@ -1,5 +1,6 @@
 // The relayer's database side: anchors, the outbox of signed transactions, the nonce authority and quota counters.
 // Every function is one transaction or one statement, so a failure leaves nothing half-written.
+import type { IdentityAttestation } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { Address, Hex } from 'viem'
 import type { Database } from '../db/database.ts'
@@ -22,6 +23,8 @@ export interface AnchorRow {
   blockNumber: number | null
   relayerAddress: string
   nonce: number
+  /** The service's attestation of the relaying account; null when the relay sent no salt. */
+  attestation: IdentityAttestation | null
   createdAt: Date
 }
 
@@ -32,6 +35,8 @@ export interface NewAnchor {
   userId: string
   /** The quota period it counts against (`quotaPeriod().period` when the request arrived). */
   period: string
+  /** Stored with the anchor by `reserve_anchors`; absent or null for a relay without salt. */
+  attestation?: IdentityAttestation | null
 }
 
 export interface Slot {
@@ -77,8 +82,8 @@ export const UNSIGNED_PREFIX = 'unsigned:'
 
 /**
  * Counts each anchor against its user's quota, takes a nonce and stores the anchor holding it: one call of
- * `reserve_anchors` (drizzle/0001_relay_functions.sql) for the whole batch, one transaction, so concurrent relays share
- * it and the relayer's nonce row is locked only while it runs. An item whose composite hash is taken is undone on its
+ * `reserve_anchors` (drizzle/0003_repeat_before_quota.sql) for the whole batch, one transaction, so concurrent relays
+ * share it and the relayer's nonce row is locked only while it runs. An item whose composite hash is taken is undone on its
  * own, count and nonce with it. Signing (about 1 ms of CPU each) happens afterwards, so no lock is held across it;
  * `attachSigned` then stores the signed transactions before anyone sends them.
  */
@@ -498,6 +503,14 @@ function toAnchor(r: Row): AnchorRow {
     blockNumber: r.block_number === null ? null : Number(r.block_number),
     relayerAddress: String(r.relayer_address),
     nonce: Number(r.nonce),
+    attestation:
+      r.identity_commitment === null || r.identity_commitment === undefined
+        ? null
+        : {
+            trust: r.attested_trust as IdentityAttestation['trust'],
+            verified: Boolean(r.attested_verified),
+            identityCommitment: String(r.identity_commitment),
+          },
     createdAt: new Date(r.created_at as string),
   }
 }

@@ -1,6 +1,6 @@
 // The relayer keys: which may take new work (funded, not jammed), and which of them takes the next relay.
 import { type Address, formatEther } from 'viem'
-import type { PrivateKeyAccount } from 'viem/accounts'
+import type { LocalAccount } from 'viem/accounts'
 import type { ChainClient } from '../chain/chain-client.ts'
 
 export interface RelayLogger {
@@ -10,7 +10,7 @@ export interface RelayLogger {
 }
 
 interface RelayerState {
-  account: PrivateKeyAccount
+  account: LocalAccount
   /** Lower-case: the form stored in the database. */
   address: Address
   balance: bigint | undefined
@@ -23,13 +23,17 @@ interface RelayerState {
 export class RelayerPool {
   private readonly relayers: RelayerState[]
   private cursor = 0
+  /** Keys being rotated out (`relayer_drains`): they finish their pending transactions but take no new anchors. */
+  private draining = new Set<Address>()
 
   constructor(
-    accounts: readonly PrivateKeyAccount[],
+    accounts: readonly LocalAccount[],
     private readonly client: ChainClient,
     private readonly minBalance: bigint,
     private readonly log: RelayLogger,
     private readonly onBalance: (address: Address, ether: number) => void = () => {},
+    /** False while a key's signer is out of rotation (a token call failed or hung). */
+    private readonly signerUp: (address: Address) => boolean = () => true,
   ) {
     this.relayers = accounts.map((account) => ({
       account,
@@ -42,7 +46,7 @@ export class RelayerPool {
     }))
   }
 
-  get all(): readonly { account: PrivateKeyAccount; address: Address }[] {
+  get all(): readonly { account: LocalAccount; address: Address }[] {
     return this.relayers
   }
 
@@ -50,9 +54,10 @@ export class RelayerPool {
    * The least busy relayer that may take work (ties taken in turn); a jammed one only when no other can. Call
    * `release` with it when the relay is done.
    */
-  acquire(): { account: PrivateKeyAccount; address: Address } | undefined {
-    const candidates = this.relayers.filter((r) => r.funded && !r.jammed)
-    const usable = candidates.length > 0 ? candidates : this.relayers.filter((r) => r.funded)
+  acquire(): { account: LocalAccount; address: Address } | undefined {
+    const signing = this.relayers.filter((r) => this.signerUp(r.address) && !this.draining.has(r.address))
+    const candidates = signing.filter((r) => r.funded && !r.jammed)
+    const usable = candidates.length > 0 ? candidates : signing.filter((r) => r.funded)
     if (usable.length === 0) return undefined
     let best: RelayerState | undefined
     for (let i = 0; i < usable.length; i++) {
@@ -72,6 +77,17 @@ export class RelayerPool {
   setJammed(address: Address, jammed: boolean): void {
     const state = this.find(address)
     if (state) state.jammed = jammed
+  }
+
+  /** `addresses`: lower-case, this chain's drained keys as the database lists them now. */
+  setDraining(addresses: ReadonlySet<Address>): void {
+    for (const { address } of this.relayers) {
+      const draining = addresses.has(address)
+      if (draining === this.draining.has(address)) continue
+      if (draining) this.log.info({ relayer: address }, 'relayer key draining: no new anchors, pending ones finish')
+      else this.log.info({ relayer: address }, 'relayer key no longer draining: taking work')
+    }
+    this.draining = new Set(addresses)
   }
 
   async refreshBalances(): Promise<void> {

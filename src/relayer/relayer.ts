@@ -1,5 +1,7 @@
 // The relay path of one request: validate against the database and chain, persist the signed transaction, broadcast,
 // wait for the receipt within the window. The monitor (monitor.ts) finishes whatever this leaves pending.
+
+import { type IdentityAttestation, ZERO_TX_HASH } from '@docanchor/client'
 import {
   type Address,
   encodeEventTopics,
@@ -7,7 +9,7 @@ import {
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
 } from 'viem'
-import type { PrivateKeyAccount } from 'viem/accounts'
+import type { LocalAccount } from 'viem/accounts'
 import type { ChainContext } from '../chain/chain-context.ts'
 import { documentAnchorsAbi } from '../chain/document-anchors-artifact.ts'
 import type { RelaySettings } from '../config.ts'
@@ -46,8 +48,6 @@ import { ReceiptWatcher } from './receipt-watcher.ts'
 import { RelayerPool, type RelayLogger } from './relayer-pool.ts'
 import { anchorCallData, signCall, signFiller } from './signing.ts'
 
-export const ZERO_HASH = `0x${'0'.repeat(64)}` as const
-
 export const DOCUMENT_ANCHORED_TOPIC = encodeEventTopics({ abi: documentAnchorsAbi, eventName: 'DocumentAnchored' })[0]
 
 export interface RelayRequest {
@@ -55,6 +55,8 @@ export interface RelayRequest {
   compositeHash: Hex
   previousTxHash: Hex
   encryptedPayload: string
+  /** The service's attestation of the relaying account, when the client sent the payload's salt. */
+  attestation?: IdentityAttestation | null
 }
 
 export type RelayOutcomeLabel =
@@ -106,6 +108,7 @@ export class Relayer {
       deps.settings.minBalance,
       deps.log,
       deps.onBalance,
+      (address) => deps.chain.signerHealth?.isUp(address) ?? true,
     )
   }
 
@@ -117,7 +120,7 @@ export class Relayer {
     return { chainId: this.chainId, relayer: address.toLowerCase() as Address }
   }
 
-  account(address: string): PrivateKeyAccount | undefined {
+  account(address: string): LocalAccount | undefined {
     const lower = address.toLowerCase()
     return this.pool.all.find((r) => r.address === lower)?.account
   }
@@ -149,6 +152,7 @@ export class Relayer {
         encryptedPayload: request.encryptedPayload,
         userId: request.userId,
         period,
+        attestation: request.attestation ?? null,
       })
       if (reserved.kind === 'exists') {
         const raced = await findAnchorByCompositeHash(db, compositeHash)
@@ -162,7 +166,11 @@ export class Relayer {
       const { anchorId } = reserved
       const call = this.anchorCall(compositeHash, previousTxHash)
       let nonce = reserved.nonce
-      let tx = await signCall(relayer.account, { ...call, nonce }, fees)
+      let tx = await signCall(relayer.account, { ...call, nonce }, fees).catch((error: unknown) => {
+        // A token key that failed or hung: the reservation stays, and the monitor signs it once the key is back.
+        this.deps.log.warn({ relayer: relayer.address, anchorId }, 'relayer key could not sign: left to the monitor')
+        throw new ChainUnavailableError('The relayer key could not sign; try again later', { cause: error })
+      })
       if (!(await this.attach(slot, { anchorId, nonce, signed: tx }))) return this.current(anchorId)
 
       for (let attempt = 0; ; attempt++) {
@@ -233,7 +241,7 @@ export class Relayer {
   }
 
   /** Brings a relayer's nonce row in line with the chain (at start, and when the node disagrees). */
-  async resync(slot: Slot, account: PrivateKeyAccount): Promise<void> {
+  async resync(slot: Slot, account: LocalAccount): Promise<void> {
     const { client } = this.deps.chain
     const [latest, pending] = await Promise.all([
       client.getTransactionCount({ address: account.address, blockTag: 'latest' }),
@@ -315,7 +323,8 @@ export class Relayer {
     const same =
       existing.userId === request.userId &&
       existing.previousTxHash === request.previousTxHash.toLowerCase() &&
-      existing.encryptedPayload === request.encryptedPayload
+      existing.encryptedPayload === request.encryptedPayload &&
+      sameAttestation(existing.attestation, request.attestation ?? null)
     if (!same) throw new AnchorConflictError()
     if (existing.txHash.startsWith(UNSIGNED_PREFIX)) {
       // Reserved by a request that is signing it this very moment (or died doing so: the monitor finishes it).
@@ -337,7 +346,7 @@ export class Relayer {
   }
 
   private async checkPrevious(previousTxHash: Hex): Promise<void> {
-    if (previousTxHash === ZERO_HASH) return
+    if (previousTxHash === ZERO_TX_HASH) return
     if (await isConfirmedAnchor(this.deps.db, previousTxHash)) return
     let receipt: TransactionReceipt
     try {
@@ -353,7 +362,7 @@ export class Relayer {
     if (!anchored) throw new PreviousNotFoundError()
   }
 
-  private ensureNonceRow(slot: Slot, account: PrivateKeyAccount): Promise<void> {
+  private ensureNonceRow(slot: Slot, account: LocalAccount): Promise<void> {
     let ready = this.nonceRows.get(slot.relayer)
     if (!ready) {
       ready = this.deps.chain.client
@@ -374,6 +383,16 @@ export class Relayer {
       throw new ChainUnavailableError(undefined, { cause: error })
     }
   }
+}
+
+/**
+ * Whether a repeated relay agrees with the anchor's attestation. A repeat without salt states nothing and gets the
+ * anchor as it is; one with a salt must commit to what was stored: another salt, or a salt for an anchor relayed
+ * without one, would change what the service attests after the fact.
+ */
+function sameAttestation(stored: IdentityAttestation | null, repeated: IdentityAttestation | null): boolean {
+  if (repeated === null) return true
+  return stored !== null && stored.identityCommitment === repeated.identityCommitment
 }
 
 /** The relayer's own batcher of one kind of write: batches never mix relayers (each holds its own nonce row). */

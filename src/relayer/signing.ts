@@ -1,6 +1,6 @@
 // Builds and signs the relayer's transactions; the hash is computed locally so it can be stored before broadcast.
 import { type Address, encodeFunctionData, type Hex, keccak256, parseTransaction } from 'viem'
-import type { PrivateKeyAccount } from 'viem/accounts'
+import type { LocalAccount } from 'viem/accounts'
 import { documentAnchorsAbi } from '../chain/document-anchors-artifact.ts'
 import type { Fees } from './fees.ts'
 import type { SignedTransaction } from './outbox.ts'
@@ -12,7 +12,7 @@ export function anchorCallData(compositeHash: Hex, previousTxHash: Hex): Hex {
 }
 
 export async function signCall(
-  account: PrivateKeyAccount,
+  account: LocalAccount,
   call: { chainId: number; to: Address; data?: Hex; gas: bigint; nonce: number },
   fees: Fees,
 ): Promise<SignedTransaction> {
@@ -31,12 +31,12 @@ export async function signCall(
 }
 
 /** A zero-value transfer to itself: it only uses up `nonce`, so the transactions after it can be mined. */
-export function signFiller(account: PrivateKeyAccount, chainId: number, nonce: number, fees: Fees) {
+export function signFiller(account: LocalAccount, chainId: number, nonce: number, fees: Fees) {
   return signCall(account, { chainId, to: account.address, gas: TRANSFER_GAS, nonce }, fees)
 }
 
 /** The same call with other fees: a replacement (same nonce), or under `nonce` when its own was taken. */
-export function resign(account: PrivateKeyAccount, raw: Hex, fees: Fees, nonce?: number): Promise<SignedTransaction> {
+export function resign(account: LocalAccount, raw: Hex, fees: Fees, nonce?: number): Promise<SignedTransaction> {
   const tx = parseTransaction(raw)
   if (tx.to == null || tx.nonce === undefined || tx.gas === undefined || tx.chainId === undefined) {
     throw new Error('stored transaction lacks to, nonce, gas or chain id')

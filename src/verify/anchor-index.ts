@@ -1,4 +1,5 @@
 // What the database knows about a document's chain: an index to prefetch from, never the truth.
+import type { IdentityAttestation } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { Hash } from 'viem'
 import type { Database } from '../db/database.ts'
@@ -10,6 +11,8 @@ export interface IndexedChain {
   encryptedPayload: string | undefined
   /** Anchors the database records as naming the requested one as their previous. */
   successors: Hash[]
+  /** The attestation of every anchor above that has one, with the composite hash it was stored for. */
+  attestations: Map<Hash, { compositeHash: Hash; attestation: IdentityAttestation }>
 }
 
 interface IndexRow {
@@ -17,6 +20,9 @@ interface IndexRow {
   tx_hash: string
   composite_hash: string
   encrypted_payload: string | null
+  identity_commitment: string | null
+  attested_trust: string | null
+  attested_verified: boolean | null
 }
 
 /** One query: the recursive walk through `previous_tx_hash` and the successors, bounded by the given limits. */
@@ -27,23 +33,37 @@ export async function readIndexedChain(
 ): Promise<IndexedChain> {
   const result = await db.execute(sql`
     WITH RECURSIVE walk AS (
-      SELECT tx_hash, previous_tx_hash, composite_hash, encrypted_payload, 1 AS depth
+      SELECT tx_hash, previous_tx_hash, composite_hash, encrypted_payload, identity_commitment, attested_trust,
+             attested_verified, 1 AS depth
       FROM anchors WHERE tx_hash = ${txHash}
       UNION ALL
-      SELECT a.tx_hash, a.previous_tx_hash, a.composite_hash, NULL, w.depth + 1
+      SELECT a.tx_hash, a.previous_tx_hash, a.composite_hash, NULL, a.identity_commitment, a.attested_trust,
+             a.attested_verified, w.depth + 1
       FROM anchors a JOIN walk w ON a.tx_hash = w.previous_tx_hash
       WHERE w.depth < ${limits.maxDepth}
     )
     SELECT * FROM (
-      SELECT 'chain' AS kind, tx_hash, composite_hash, encrypted_payload, depth AS position FROM walk
+      SELECT 'chain' AS kind, tx_hash, composite_hash, encrypted_payload, identity_commitment, attested_trust,
+             attested_verified, depth AS position FROM walk
       UNION ALL
-      (SELECT 'successor', tx_hash, composite_hash, NULL, 0 FROM anchors
+      (SELECT 'successor', tx_hash, composite_hash, NULL, identity_commitment, attested_trust, attested_verified, 0
+        FROM anchors
         WHERE previous_tx_hash = ${txHash} AND status <> 'failed'
         ORDER BY created_at LIMIT ${limits.maxSuccessors})
     ) AS found ORDER BY kind, position`)
-  const indexed: IndexedChain = { chain: [], encryptedPayload: undefined, successors: [] }
+  const indexed: IndexedChain = { chain: [], encryptedPayload: undefined, successors: [], attestations: new Map() }
   // Both drivers (node-postgres and PGlite) answer with `rows`.
   for (const row of (result as unknown as { rows: IndexRow[] }).rows) {
+    if (row.identity_commitment !== null && row.attested_trust !== null && row.attested_verified !== null) {
+      indexed.attestations.set(row.tx_hash as Hash, {
+        compositeHash: row.composite_hash as Hash,
+        attestation: {
+          trust: row.attested_trust as IdentityAttestation['trust'],
+          verified: row.attested_verified,
+          identityCommitment: row.identity_commitment,
+        },
+      })
+    }
     if (row.kind === 'successor') {
       indexed.successors.push(row.tx_hash as Hash)
       continue

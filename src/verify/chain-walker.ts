@@ -1,4 +1,5 @@
 // Walks a document's signature chain from the requested anchor back to its first, checking every link on chain.
+import type { IdentityAttestation } from '@docanchor/client'
 import type { Hash } from 'viem'
 import type { Database } from '../db/database.ts'
 import { type AnchorRecord, type ChainEntry, toChainEntry, ZERO_HASH } from './anchor-entry.ts'
@@ -13,12 +14,17 @@ export interface WalkDependencies {
   maxSuccessors: number
 }
 
+/** A chain entry with what the service attests about the account that relayed it (null: nothing, or unknown). */
+export interface AttestedEntry extends ChainEntry {
+  attestation: IdentityAttestation | null
+}
+
 export interface VerifiedChain {
-  anchor: ChainEntry
+  anchor: AttestedEntry
   /** First signature to the requested one, inclusive. */
-  chain: ChainEntry[]
+  chain: AttestedEntry[]
   /** Anchors naming the requested one as previous, confirmed on chain, in chain order. */
-  successors: ChainEntry[]
+  successors: AttestedEntry[]
   /** Byte for byte as stored; null when the service holds none for this anchor. */
   encryptedPayload: string | null
 }
@@ -70,10 +76,16 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
   // The stored ciphertext belongs to the row's composite hash; it is returned only when the chain agrees.
   const row = indexed.chain[0]
   const payloadMatches = row?.txHash === txHash && row.compositeHash === requested.compositeHash
+  // Like the ciphertext, an attestation belongs to the composite hash its row was stored for.
+  const attested = (record: AnchorRecord): AttestedEntry => {
+    const stored = indexed.attestations.get(record.txHash)
+    const attestation = stored?.compositeHash === record.compositeHash ? stored.attestation : null
+    return { ...toChainEntry(record), attestation }
+  }
   return {
-    anchor: toChainEntry(requested),
-    chain: chain.map(toChainEntry),
-    successors: successors.map(toChainEntry),
+    anchor: attested(requested),
+    chain: chain.map(attested),
+    successors: successors.map(attested),
     encryptedPayload: payloadMatches ? (indexed.encryptedPayload ?? null) : null,
   }
 }

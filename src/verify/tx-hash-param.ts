@@ -1,6 +1,7 @@
 // The two spellings of a transaction hash a verifier may send: `0x` hex in any case, or the QR URL's base64url.
+
+import { txHashFromBase64Url } from '@docanchor/client'
 import type { Hash } from 'viem'
-import { txHashFromBase64Url } from '../formats/qr-url.ts'
 
 const HEX_TX_HASH = /^0x[0-9a-fA-F]{64}$/
 const BASE64URL_TX_HASH = /^[A-Za-z0-9_-]{43}$/

@@ -107,5 +107,6 @@ export function serializeVerified(txHash: Hash, verified: VerifiedChain): string
     chain: verified.chain,
     encryptedPayload: verified.encryptedPayload,
     successors: verified.successors,
+    attestation: anchor.attestation,
   })
 }

@@ -1,9 +1,9 @@
 // Bundles the verification page with Vite: content-hashed file names, minified. Vite (Rolldown) rather than esbuild
-// because it tree-shakes Zod's `z` namespace, which src/formats uses: esbuild keeps all of Zod, locales included
+// because it tree-shakes Zod's `z` namespace, which @docanchor/client's formats use: esbuild keeps all of Zod, locales included
 // (406 KB against 113 KB). Runs in a child process (bundle-page-process.ts), never in the server: Rolldown hooks
 // the process's signals, and a SIGTERM that arrived during a build would kill the server instead of stopping it.
 import { fileURLToPath } from 'node:url'
-import { build, type Rollup } from 'vite'
+import { build, defaultClientConditions, type Rollup } from 'vite'
 
 export interface BundledFile {
   /** File name under `assets/`, e.g. `main-BpMNEaOG.js`. */
@@ -25,6 +25,8 @@ export async function bundlePage(): Promise<BundledFile[]> {
     envFile: false,
     publicDir: false,
     logLevel: 'silent',
+    // @docanchor/client's TypeScript sources, as everywhere in the repository (no build step on install).
+    resolve: { conditions: ['@docanchor/source', ...defaultClientConditions] },
     build: {
       write: false,
       target: TARGETS,

@@ -39,8 +39,9 @@ describe('API skeleton', () => {
   })
 
   describe('errors', () => {
-    it('returns a problem body for an unknown route', async () => {
+    it('returns a problem body for an unknown route, without echoing the request', async () => {
       const response = await t.app.inject('/api/nothing-here?secret=1')
+      expect(response.body).not.toContain('nothing-here')
       expect(response.statusCode).toBe(404)
       expect(response.headers['content-type']).toContain('application/problem+json')
       expect(response.json()).toEqual({
@@ -48,7 +49,7 @@ describe('API skeleton', () => {
         title: 'Not Found',
         status: 404,
         code: 'NOT_FOUND',
-        detail: 'No route for GET /api/nothing-here',
+        detail: 'No route matches this method and path',
       })
     })
 

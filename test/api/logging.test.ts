@@ -1,22 +1,13 @@
-import { Writable } from 'node:stream'
-import type { FastifyBaseLogger } from 'fastify'
-import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loggerOptions } from '../../src/logging.ts'
 import { createTestApp, signInTestUser, type TestApp } from '../helpers/app.ts'
+import { captureLogs } from '../helpers/log-capture.ts'
 
 describe('request logs', () => {
-  const lines: string[] = []
+  const { lines, logger } = captureLogs('debug')
   let t: TestApp
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(chunk.toString())
-        done()
-      },
-    })
     t = await createTestApp({
-      logger: pino(loggerOptions('debug'), sink) as FastifyBaseLogger,
+      logger,
       setup(app) {
         app.get('/test/protected', { preHandler: app.authenticate }, async () => ({ ok: true }))
       },

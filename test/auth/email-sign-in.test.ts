@@ -285,6 +285,7 @@ describe('sign-in codes without SMTP', () => {
       RELAYER_PRIVATE_KEY: `0x${'11'.repeat(32)}`,
       CONTRACT_ADDRESS: `0x${'22'.repeat(20)}`,
       PUBLIC_URL: 'https://anchors.example',
+      METRICS_TOKEN: 'm'.repeat(32),
     }
     expect(() => loadConfig(production)).toThrow(/SMTP_URL: required in production/)
     expect(() => loadConfig({ ...production, SMTP_URL: 'smtps://mail.example' })).not.toThrow()

@@ -2,16 +2,15 @@ import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PassThrough } from 'node:stream'
 import { promisify } from 'node:util'
+import { readSignedPdf } from '@docanchor/client'
 import { SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runAnchorCommand } from '../../src/cli/anchor-command.ts'
-import { loadCliConfig } from '../../src/cli/cli-config.ts'
-import { readSignedPdf } from '../../src/pdf/read-signed-pdf.ts'
+import { qpdfCheck, qpdfTransform, scanQrCodes } from '../../packages/client/test/pdf/fixtures.ts'
+import { pdfLibDocument } from '../../packages/client/test/pdf/portable-fixtures.ts'
 import { type SmtpInbox, startSmtpInbox } from '../auth/smtp-inbox.ts'
 import { createTestApp, signInTestUser, TEST_JWT_SECRET, type TestApp } from '../helpers/app.ts'
-import { pdfLibDocument, qpdfCheck, qpdfTransform, scanQrCodes } from '../pdf/fixtures.ts'
+import { runAnchor } from './helpers/run-anchor.ts'
 
 const VERIFY_BASE = 'https://verify.example.com'
 
@@ -21,31 +20,9 @@ let url: string
 let dir: string
 let configHome: string
 
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-/** Runs `anchor ...argv` in-process; `input` is written to stdin only when `whenReady` resolves (login codes). */
-async function anchor(argv: string[], env: Record<string, string> = {}, input?: () => Promise<string>): Promise<Run> {
-  const stdin = new PassThrough()
-  const stdout = new PassThrough()
-  const stderr = new PassThrough()
-  let out = ''
-  let err = ''
-  stdout.on('data', (chunk) => (out += chunk))
-  stderr.on('data', (chunk) => (err += chunk))
-  if (input)
-    input().then(
-      (text) => stdin.end(text),
-      (error) => stdin.destroy(error),
-    )
-  else stdin.end()
-  const config = loadCliConfig({ XDG_CONFIG_HOME: configHome, ANCHOR_URL: url, ...env })
-  const code = await runAnchorCommand(argv, { io: { stdin, stdout, stderr }, config })
-  return { code, stdout: out, stderr: err }
-}
+/** Runs `anchor ...argv` in-process against the test service, with this file's configuration directory. */
+const anchor = (argv: string[], env: Record<string, string> = {}, input?: () => Promise<string>) =>
+  runAnchor(argv, { XDG_CONFIG_HOME: configHome, ANCHOR_URL: url, ...env }, input)
 
 beforeAll(async () => {
   inbox = await startSmtpInbox()
@@ -167,14 +144,32 @@ describe('anchor login, sign, verify and logout against the service on anvil', (
     expect(result.signatures.map((s: { checks: unknown }) => s.checks)).toEqual(
       Array(3).fill({ documentHash: 'match', anchor: 'found', payload: 'decrypted' }),
     )
+    // `anchor sign` sent each payload's salt, so the service attests each signer's account.
+    expect(result.signatures.map((s: { identity: string }) => s.identity)).toEqual(['attested', 'attested', 'attested'])
+    expect(result.signatures[1].attestation).toMatchObject({ trust: 'google', verified: true })
+    expect(result).toMatchObject({ chainId: t.chain.chainId, contract: t.chain.contractAddress.toLowerCase() })
+    expect(run.stdout).toContain(
+      `checked on chain ${t.chain.chainId} against contract ${t.chain.contractAddress.toLowerCase()} (from the service's /api/info)`,
+    )
+    expect(run.stdout).toContain('identity attested by the service (anchored by an account signed in with google)')
+    expect(run.stdout).toContain('Name, company and position are as the signer stated them: no one attests them.')
   })
 
-  it('verifies straight from the chain with --rpc, rebuilding each payload from the metadata', async () => {
-    const run = await anchor(['verify', signed(3), '--rpc', t.testChain.rpcUrl, '--json'], {
+  it('verifies straight from the chain with --rpc and --contract, rebuilding each payload from the metadata', async () => {
+    const contract = t.chain.contractAddress.toLowerCase()
+    const run = await anchor(['verify', signed(3), '--rpc', t.testChain.rpcUrl, '--contract', contract, '--json'], {
       ANCHOR_URL: 'http://127.0.0.1:1',
     })
     const result = JSON.parse(run.stdout)
-    expect(result).toMatchObject({ valid: true, source: 'chain' })
+    expect(result).toMatchObject({
+      valid: true,
+      source: 'chain',
+      chainId: t.chain.chainId,
+      contract,
+      contractSource: '--contract',
+    })
+    // The service, which alone holds attestations, is down: nothing is attested, nothing contradicted.
+    expect(result.signatures.map((s: { identity: string }) => s.identity)).toEqual(['claimed', 'claimed', 'claimed'])
     expect(result.signatures.map((s: { checks: { payload: string } }) => s.checks.payload)).toEqual([
       'rebuilt',
       'rebuilt',

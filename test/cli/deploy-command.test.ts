@@ -82,4 +82,27 @@ describe('deploy command', () => {
     })
     expect(await run([], DEPLOYER_KEY)).toMatchObject({ code: 2, stderr: expect.stringContaining('--rpc is required') })
   })
+
+  it('refuses bad usage of the rotation subcommands before touching the chain or the database', async () => {
+    const rpc = ['--rpc', chain.rpcUrl]
+    const relayer = ['--relayer', chain.account(1).address]
+    expect(await run(['authorize', ...rpc, ...relayer], DEPLOYER_KEY)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('deploy authorize: --contract is required'),
+    })
+    expect(await run(['revoke', ...rpc, ...relayer, '--private-key', DEPLOYER_KEY])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("Unknown option '--private-key' (use --private-key-file or stdin)"),
+    })
+    expect(await run(['drain', ...rpc, '--relayer', '0x12'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--relayer 0x12 is not an address'),
+    })
+    expect(
+      await run(['revoke', ...rpc, ...relayer, '--contract', chain.account(1).address, '--grace-seconds', '1.5']),
+    ).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--grace-seconds must be a whole number of seconds'),
+    })
+  })
 })

@@ -1,5 +1,5 @@
-// A JSON-RPC proxy in front of anvil that records every HTTP round trip, and can play an unreachable chain or a
-// connection that fails with the outcome unknown.
+// A JSON-RPC proxy in front of anvil that records every HTTP round trip, and can play an unreachable chain, a
+// provider throttling its callers, or a connection that fails with the outcome unknown.
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -27,6 +27,8 @@ export interface RpcProxy {
   reset(): void
   /** While down, every request is answered 503 as by an unreachable gateway. */
   down: boolean
+  /** While throttled, every request is answered 429 as by a hosted provider over its rate limit. */
+  throttled: boolean
   /** Decides, request by request, whether to intercept it; undefined passes everything through. */
   intercept: ((calls: RpcCall[]) => Interception | undefined) | undefined
   close(): Promise<void>
@@ -43,6 +45,10 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     requests.push(calls)
     if (proxy.down) {
       response.writeHead(503).end('unavailable')
+      return
+    }
+    if (proxy.throttled) {
+      response.writeHead(429, { 'retry-after': '1' }).end('too many requests')
       return
     }
     const interception = proxy.intercept?.(calls)
@@ -71,6 +77,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
       requests.length = 0
     },
     down: false,
+    throttled: false,
     intercept: undefined,
     close: () =>
       new Promise<void>((resolve) => {

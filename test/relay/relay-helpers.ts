@@ -1,9 +1,9 @@
 // Request builders and database probes shared by the relay tests.
 import { randomBytes } from 'node:crypto'
+import { toBase64Url } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { AppInstance } from '../../src/api/app.ts'
 import type { Database } from '../../src/db/database.ts'
-import { toBase64Url } from '../../src/formats/base64url.ts'
 
 export const ZERO = `0x${'0'.repeat(64)}`
 

@@ -24,7 +24,7 @@ export interface ServerProcess {
 }
 
 export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
+  const child = spawn(process.execPath, ['--conditions=@docanchor/source', '--import', 'tsx', SERVER], {
     env: { PATH: process.env.PATH, JWT_SECRET: TEST_JWT_SECRET, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

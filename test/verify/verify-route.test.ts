@@ -1,7 +1,7 @@
+import { txHashToBase64Url } from '@docanchor/client'
 import type { LightMyRequestResponse as InjectResponse } from 'fastify'
 import type { Hash } from 'viem'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { txHashToBase64Url } from '../../src/formats/qr-url.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
@@ -98,6 +98,7 @@ describe('GET /api/verify/:txHash', () => {
         chain,
         encryptedPayload: payloadOf(tip),
         successors: [],
+        attestation: null,
       })
       expect(Object.keys(body)).toEqual([
         'txHash',
@@ -108,6 +109,7 @@ describe('GET /api/verify/:txHash', () => {
         'chain',
         'encryptedPayload',
         'successors',
+        'attestation',
       ])
     })
 

@@ -3,6 +3,14 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import {
+  encryptPayload,
+  generatePayloadKey,
+  type SignPdfResult,
+  serializeAnchorPayload,
+  signPdf,
+  txHashToBase64Url,
+} from '@docanchor/client'
 import type { FastifyBaseLogger } from 'fastify'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 import pino from 'pino'
@@ -10,10 +18,6 @@ import type { Browser, Page } from 'playwright-core'
 import type { Hash } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AppInstance, buildApp } from '../../src/api/app.ts'
-import { serializeAnchorPayload } from '../../src/formats/anchor-payload.ts'
-import { encryptPayload, generatePayloadKey } from '../../src/formats/payload-cipher.ts'
-import { txHashToBase64Url } from '../../src/formats/qr-url.ts'
-import { type SignPdfResult, signPdf } from '../../src/pdf/sign-pdf.ts'
 import { buildStaticPage } from '../../src/web/static-build.ts'
 import { startTestChain, type TestChain, testChainContext } from '../helpers/anvil.ts'
 import { testConfig } from '../helpers/app.ts'
@@ -151,7 +155,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         timestamp: NOW - 300 + 34,
         geo: { latitude: 52.520008, longitude: 13.404954 },
       },
-      { previousTxHash: ada.txHash },
+      { previousTxHash: ada.txHash, relayedBy: { email: 'grace@navy.example', trust: 'google', verified: true } },
     )
     zoe = await sign(
       testChain,
@@ -169,7 +173,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         timestamp: NOW - 60,
         geo: { latitude: -33.8688, longitude: -151.2093 },
       },
-      { previousTxHash: grace.txHash },
+      { previousTxHash: grace.txHash, relayedBy: { email: '山田@例え.jp', trust: 'microsoft', verified: false } },
     )
     // The page is bundled when the server starts listening; wait for it here rather than inside a timed test.
     expect((await fetch(`${base}/v/warm-up`)).status).toBe(200)
@@ -199,7 +203,16 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       expect(await fact(page, 'Signed as')).toBe('A company')
       expect(await fact(page, 'Company')).toBe('Example Corp GmbH')
       expect(await fact(page, 'Position')).toBe('Rear Admiral')
-      expect(await fact(page, 'Identity')).toBe('Signed in with a Google account; identity verified by the provider')
+      expect(await verdict.getAttribute('data-identity')).toBe('attested')
+      expect(await text(page, '#verdict p')).toContain(
+        'This service attests that the signature was anchored by the account grace@navy.example, signed in with a Google account.',
+      )
+      expect(await fact(page, 'Identity')).toBe(
+        'Attested by this service: Signed in with a Google account; identity verified by the provider',
+      )
+      expect(await text(page, '#signer-title ~ p.note')).toBe(
+        'Name, company and position are as the signer stated them: no one attests them.',
+      )
       // In the viewer's time zone (Berlin here), and in UTC beside it.
       const signedAt = await fact(page, 'Signed at')
       expect(signedAt).toContain(berlinTime(grace.payload.ts))
@@ -247,8 +260,9 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       expect(await fact(page, 'E-mail')).toBe('山田@例え.jp')
       expect(await fact(page, 'Position')).toBe('<img src=x onerror="document.title=`pwned`">')
       expect(await page.locator('main img').count()).toBe(0)
+      expect(await page.locator('#verdict').getAttribute('data-identity')).toBe('attested')
       expect(await fact(page, 'Identity')).toBe(
-        'Signed in with a Microsoft account; identity not verified by the provider',
+        'Attested by this service: Signed in with a Microsoft account; identity not verified by the provider',
       )
       expect(await fact(page, 'Location')).toContain('33.8688° S, 151.2093° W')
       expect(await page.title()).not.toContain('pwned')
@@ -258,8 +272,13 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       const page = await open(`${base}/v/${ada.txHash}#${Buffer.from(ada.key).toString('base64url')}`)
       expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
       expect(await fact(page, 'Name')).toBe('Ada Lovelace')
+      // Relayed without salt (an older client): the identity is the signer application's word alone.
+      expect(await page.locator('#verdict').getAttribute('data-identity')).toBe('claimed')
+      expect(await text(page, '#verdict p')).toContain(
+        'Who signed is as stated by the signer’s application: this signature carries no identity attestation by the service.',
+      )
       expect(await fact(page, 'Identity')).toBe(
-        'Signed in with a sign-in code sent to this e-mail address; identity verified by the provider',
+        'As stated by the signer’s application, not attested by this service: Signed in with a sign-in code sent to this e-mail address; identity verified by the provider',
       )
       expect(await page.locator('dt', { hasText: /^Location$/ }).count()).toBe(0)
     })
@@ -278,6 +297,101 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         expect(Object.values(headers).join('\n')).not.toContain(key)
       }
       expect(result.errors).toEqual([])
+    })
+  })
+
+  describe('the identity of the signer (the attestation of the account that anchored it)', () => {
+    const mallory = { email: 'mallory@example.com', trust: 'email', verified: true } as const
+    const signer = (email: string, trust: 'email' | 'google' | 'microsoft', verified: boolean) =>
+      ({ type: 'individual', name: 'The CEO', email, trust, verified }) as const
+    const documentHash = 'bb'.repeat(32)
+
+    /** The page of a signature, with the checks every mismatch must pass: a warning, never a success. */
+    async function expectMismatch(signature: Signature, attests: string): Promise<Page> {
+      const page = await open(signature.qrUrl(base))
+      const verdict = page.locator('#verdict')
+      expect(await verdict.getAttribute('data-state')).toBe('verified')
+      expect(await verdict.getAttribute('data-identity')).toBe('mismatch')
+      expect(await verdict.getAttribute('role')).toBe('alert')
+      expect(await verdict.getAttribute('class')).toContain('tone-bad')
+      expect(await text(page, 'h1')).toBe('Warning: the signer’s identity does not match what the service attests')
+      expect(await page.title()).toBe('Warning: signer identity not confirmed · Signature check')
+      expect(await text(page, '#verdict p')).toContain(attests)
+      const whole = (await page.locator('body').textContent()) ?? ''
+      expect(whole).not.toContain('Signature verified')
+      expect(whole).not.toContain('identity verified by the provider')
+      expect(await fact(page, 'Identity')).toMatch(/^Not confirmed: this service attests that /)
+      return page
+    }
+
+    it('marks a forged e-mail as mismatch and says what the service attests instead', async () => {
+      const forged = await sign(
+        testChain,
+        database.handle.db,
+        { documentHash, signer: signer('ceo@bigcorp.example', 'google', true), timestamp: NOW - 120 },
+        { relayedBy: mallory },
+      )
+      const page = await expectMismatch(
+        forged,
+        'This service attests that the signature was anchored by an account signed in with an e-mail sign-in code, not by ceo@bigcorp.example’s Google account.',
+      )
+      expect(await fact(page, 'E-mail')).toBe('ceo@bigcorp.examplenot the account that anchored this signature')
+      await screenshot(page, 'verification-identity-mismatch')
+    })
+
+    it('marks a forged provider as mismatch', async () => {
+      const forged = await sign(
+        testChain,
+        database.handle.db,
+        { documentHash, signer: signer('mallory@example.com', 'google', true), timestamp: NOW - 120 },
+        { relayedBy: mallory },
+      )
+      await expectMismatch(
+        forged,
+        'anchored by an account signed in with an e-mail sign-in code, not with a Google account.',
+      )
+    })
+
+    it('marks a forged verified flag as mismatch', async () => {
+      const forged = await sign(
+        testChain,
+        database.handle.db,
+        { documentHash, signer: signer('mallory@example.com', 'microsoft', true), timestamp: NOW - 120 },
+        { relayedBy: { email: 'mallory@example.com', trust: 'microsoft', verified: false } },
+      )
+      await expectMismatch(
+        forged,
+        'anchored by an account signed in with a Microsoft account, whose identity the provider did not check. The details claim the provider checked the signer’s identity; the service attests otherwise.',
+      )
+    })
+
+    it('judges each signature of a chain mixing attested, claimed and forged identities on its own', async () => {
+      const db = database.handle.db
+      const honest = await sign(
+        testChain,
+        db,
+        { documentHash, signer: signer('mallory@example.com', 'email', true), timestamp: NOW - 240 },
+        { relayedBy: mallory },
+      )
+      const older = await sign(
+        testChain,
+        db,
+        { documentHash, signer: signer('ceo@bigcorp.example', 'google', true), timestamp: NOW - 180 },
+        { previousTxHash: honest.txHash },
+      )
+      const forged = await sign(
+        testChain,
+        db,
+        { documentHash, signer: signer('ceo@bigcorp.example', 'google', true), timestamp: NOW - 120 },
+        { previousTxHash: older.txHash, relayedBy: mallory },
+      )
+      const states = []
+      for (const signature of [honest, older, forged]) {
+        const page = await open(signature.qrUrl(base))
+        expect(await page.locator('#chain-title ~ ol.chain > li').count()).toBeGreaterThan(0)
+        states.push(await page.locator('#verdict').getAttribute('data-identity'))
+      }
+      expect(states).toEqual(['attested', 'claimed', 'mismatch'])
     })
   })
 

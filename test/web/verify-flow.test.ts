@@ -1,10 +1,15 @@
 // The page's logic without a browser: reading the link, classifying answers, and every verdict, including those the
 // real service never produces (a chain that does not link up, details that hash right but do not parse).
+
+import {
+  buildAnchorPayload,
+  compositeHash,
+  encryptPayload,
+  generatePayloadKey,
+  serializeAnchorPayload,
+  txHashToBase64Url,
+} from '@docanchor/client'
 import { describe, expect, it } from 'vitest'
-import { buildAnchorPayload, serializeAnchorPayload } from '../../src/formats/anchor-payload.ts'
-import { compositeHash } from '../../src/formats/composite-hash.ts'
-import { encryptPayload, generatePayloadKey } from '../../src/formats/payload-cipher.ts'
-import { txHashToBase64Url } from '../../src/formats/qr-url.ts'
 import { type ApiClient, createApiClient, type VerifyAnswer } from '../../src/web/client/api-client.ts'
 import { parseLink, verifyLink } from '../../src/web/client/verify-flow.ts'
 import {
@@ -19,7 +24,14 @@ const hash = (byte: string) => `0x${byte.repeat(32)}`
 const RELAYER = `0x${'ab'.repeat(20)}`
 
 function entry(txHash: string, previousTxHash: string, composite = hash('cc')): ChainEntry {
-  return { txHash, compositeHash: composite, signer: RELAYER, timestamp: 1_763_700_000, previousTxHash }
+  return {
+    txHash,
+    compositeHash: composite,
+    signer: RELAYER,
+    timestamp: 1_763_700_000,
+    previousTxHash,
+    attestation: null,
+  }
 }
 
 function record(chain: ChainEntry[], encryptedPayload: string | null, successors: ChainEntry[] = []): VerifyRecord {
@@ -68,6 +80,16 @@ describe('parseVerifyRecord and chainLinksUp', () => {
     expect(parseVerifyRecord(null)).toBeUndefined()
   })
 
+  it('reads attestations, takes an absent one (an older service) as none, and refuses a malformed one', () => {
+    const attestation = { trust: 'google', verified: true, identityCommitment: hash('ee') } as const
+    const good = record([first, { ...second, attestation }], 'AAAA')
+    expect(parseVerifyRecord(JSON.parse(JSON.stringify({ ...good, attestation })))).toEqual({ ...good, attestation })
+    const { attestation: _, ...older } = first
+    expect(parseVerifyRecord({ ...good, chain: [older, second] })?.chain[0]?.attestation).toBeNull()
+    expect(parseVerifyRecord({ ...good, attestation: { ...attestation, trust: 'github' } })).toBeUndefined()
+    expect(parseVerifyRecord({ ...good, chain: [{ ...first, attestation: 'yes' }, second] })).toBeUndefined()
+  })
+
   it('accepts a chain from a first signature to the requested one, and refuses spliced ones', () => {
     expect(chainLinksUp(record([first, second], null), hash('02'))).toBe(true)
     expect(chainLinksUp(record([first, second], null), hash('01'))).toBe(false)
@@ -92,7 +114,12 @@ describe('verifyLink', () => {
     const { key, encryptedPayload, compositeHash: composite } = await sealed(serializeAnchorPayload(payload))
     const found = record([entry(tx, ZERO, composite)], encryptedPayload)
     const verdict = await verifyLink(link(key), answering({ kind: 'found', record: found }))
-    expect(verdict).toEqual({ kind: 'verified', record: found, payload })
+    expect(verdict).toEqual({
+      kind: 'verified',
+      record: found,
+      payload,
+      identity: { state: 'claimed', mismatches: [], attestation: null },
+    })
 
     expect((await verifyLink(link(generatePayloadKey()), answering({ kind: 'found', record: found }))).kind).toBe(
       'key-mismatch',
@@ -185,7 +212,15 @@ describe('createApiClient', () => {
   })
 
   it('reads GET /api/info, and gives up quietly when it cannot', async () => {
-    const info = { chainId: 8453, contractAddress: RELAYER, explorerTxUrl: null, relayers: [], version: '1' }
+    const info = {
+      chainId: 8453,
+      contractAddress: RELAYER,
+      relayers: [],
+      publicRpcUrl: null,
+      explorerTxUrl: null,
+      verifyBaseUrl: 'https://verify.example.com',
+      version: '1',
+    }
     expect(await client(() => Response.json(info)).info()).toEqual({
       chainId: 8453,
       contractAddress: RELAYER,

@@ -5,7 +5,8 @@ import { ConfigError } from '../../src/config.ts'
 import { createTestApp, type TestApp, testConfig } from '../helpers/app.ts'
 
 /** Gzipped budgets: the page must stay small on a phone. */
-const MAX_SCRIPT_GZIP_BYTES = 40 * 1024
+// 44 KiB since the page calls the service through @docanchor/client, whose answers are parsed with Zod schemas.
+const MAX_SCRIPT_GZIP_BYTES = 44 * 1024
 const MAX_STYLE_GZIP_BYTES = 4 * 1024
 
 describe('the verification page routes', () => {

@@ -30,7 +30,7 @@ export function authEmailRoutes(app: AppInstance, deps: EmailSignInDependencies)
         description:
           'The same 202 answer whether or not the address has an account. The code expires after ' +
           `${Math.round(config.signIn.codeTtlSeconds / 60)} minutes; a new request replaces older codes.`,
-        body: z.object({ email: EmailSchema }),
+        body: z.strictObject({ email: EmailSchema }),
         response: {
           202: z.object({ sent: z.literal(true) }),
           400: ProblemSchema,
@@ -56,7 +56,7 @@ export function authEmailRoutes(app: AppInstance, deps: EmailSignInDependencies)
         tags: ['auth'],
         summary: 'Sign in with an e-mail code',
         description: `A code works once; after ${codeSettings.maxAttempts} wrong attempts it is dead.`,
-        body: z.object({ email: EmailSchema, code: z.string().regex(/^\d{6}$/, 'six digits') }),
+        body: z.strictObject({ email: EmailSchema, code: z.string().regex(/^\d{6}$/, 'six digits') }),
         response: {
           200: SignInResponseSchema,
           400: ProblemSchema,

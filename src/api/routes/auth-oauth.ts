@@ -153,7 +153,7 @@ export function authOAuthRoutes(app: AppInstance, deps: OAuthSignInDependencies)
           'Single use, valid for ' +
           `${config.signIn.exchangeCodeTtlSeconds} s; \`code_verifier\` must answer the \`code_challenge\` ` +
           'the sign-in started with (S256).',
-        body: z.object({
+        body: z.strictObject({
           code: z.string().regex(BASE64URL_43, 'the code from the deep link'),
           code_verifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/, 'an RFC 7636 code verifier'),
         }),

@@ -7,14 +7,15 @@ import { UserSchema } from './auth-schemas.ts'
 
 const security = [{ bearerAuth: [] }]
 
-export function authSessionRoutes(app: AppInstance): void {
+/** Registered as its own scope: every route here is protected, and the token is checked before anything else. */
+export async function authSessionRoutes(app: AppInstance): Promise<void> {
   const { config, database, sessions } = app.deps
+  app.addHook('onRequest', app.authenticate)
   const db = database.db
 
   app.get(
     '/api/auth/me',
     {
-      preHandler: app.authenticate,
       schema: {
         tags: ['auth'],
         summary: 'The signed-in user, plan and anchor quota of the current UTC month',
@@ -43,7 +44,6 @@ export function authSessionRoutes(app: AppInstance): void {
   app.post(
     '/api/auth/logout',
     {
-      preHandler: app.authenticate,
       schema: {
         tags: ['auth'],
         summary: 'End the session: the token stops working at once',

@@ -79,5 +79,5 @@ export async function authRoutes(app: AppInstance): Promise<void> {
   }
   authEmailRoutes(app, { codeSettings, limiters, mailer, signIn })
   authOAuthRoutes(app, { limiters, signIn })
-  authSessionRoutes(app)
+  await app.register(authSessionRoutes)
 }

@@ -53,8 +53,8 @@ export function librarySchemas(limits: LibraryLimits) {
     })
     .describe(`standard padded base64 of a PNG of at most ${limits.maxPngBytes} bytes`)
   const label = textField(LABEL_MAX_CHARACTERS)
-  const signature = z.object({ id: Uuid, label, base64Png, updatedAt: timestamp, createdAt: timestamp })
-  const snippet = z.object({
+  const signature = z.strictObject({ id: Uuid, label, base64Png, updatedAt: timestamp, createdAt: timestamp })
+  const snippet = z.strictObject({
     id: Uuid,
     label,
     text: textField(SNIPPET_TEXT_MAX_CHARACTERS),
@@ -62,9 +62,10 @@ export function librarySchemas(limits: LibraryLimits) {
     updatedAt: timestamp,
     createdAt: timestamp,
   })
-  const deletion = z.object({ id: Uuid, deletedAt: timestamp })
+  const deletion = z.strictObject({ id: Uuid, deletedAt: timestamp })
   const deletions = z.array(deletion).max(limits.maxTombstones).optional()
-  // Unknown keys are refused at the top: a misspelt `signature` must not turn a sync into a silent no-op.
+  // Unknown keys are refused at every level, as on every route: a misspelt `signature` must not turn a sync into a
+  // silent no-op.
   const body = z.strictObject({
     signatures: z
       .strictObject({ upsert: z.array(signature).max(limits.maxSignatures).optional(), delete: deletions })
@@ -117,13 +118,13 @@ export async function libraryRoutes(app: AppInstance): Promise<void> {
   const { body } = librarySchemas(limits)
   const security = [{ bearerAuth: [] }]
   // The token is checked on request, before a body of up to 16 MiB is read, parsed and validated for anyone.
+  app.addHook('onRequest', app.authenticate)
 
   // The library JSON is built by PostgreSQL and sent as text: the response schemas document it for OpenAPI, and
   // the tests check answers against them, but they are not run on every large response.
   app.get(
     '/api/library',
     {
-      onRequest: app.authenticate,
       schema: { tags: ['library'], security, response: { 200: LibraryResponseSchema, 401: ProblemSchema } },
     },
     async (request, reply) => {
@@ -135,7 +136,6 @@ export async function libraryRoutes(app: AppInstance): Promise<void> {
   app.put(
     '/api/library/sync',
     {
-      onRequest: app.authenticate,
       bodyLimit: config.limits.libraryBodyBytes,
       schema: {
         tags: ['library'],
@@ -171,7 +171,6 @@ export async function libraryRoutes(app: AppInstance): Promise<void> {
   app.delete(
     '/api/library',
     {
-      onRequest: app.authenticate,
       schema: { tags: ['library'], security, response: { 204: z.null(), 401: ProblemSchema } },
     },
     async (request, reply) => {
@@ -183,7 +182,6 @@ export async function libraryRoutes(app: AppInstance): Promise<void> {
   app.get(
     '/api/library/exists',
     {
-      onRequest: app.authenticate,
       schema: { tags: ['library'], security, response: { 200: StatusSchema, 401: ProblemSchema } },
     },
     async (request) => readLibraryStatus(database.db, request.user.id),

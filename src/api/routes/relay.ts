@@ -1,9 +1,10 @@
 // POST /api/relay and GET /api/anchors/:compositeHash; owns the relayer and its monitor for the app's lifetime.
+
+import { fromBase64Url, type IdentityAttestation, identityCommitment, QR_CIPHERTEXT_LIMIT } from '@docanchor/client'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { z } from 'zod'
-import { fromBase64Url } from '../../formats/base64url.ts'
 import {
   AnchorConflictError,
   ChainUnavailableError,
@@ -16,12 +17,11 @@ import type { AnchorRow } from '../../relayer/outbox.ts'
 import { createRelayMetrics, type RelayMetrics } from '../../relayer/relay-metrics.ts'
 import { Relayer, type RelayOutcomeLabel } from '../../relayer/relayer.ts'
 import type { AppInstance } from '../app.ts'
+import type { AuthenticatedUser } from '../authenticate.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
 
 /** 12-byte IV + 16-byte tag + at least one byte of ciphertext. */
 const MIN_PAYLOAD_BYTES = 29
-/** The QR byte budget of this deployment. */
-const MAX_PAYLOAD_CHARS = 2048
 const MINUTE_MS = 60_000
 
 const HashSchema = z
@@ -32,7 +32,7 @@ const HashSchema = z
 const PayloadSchema = z
   .string()
   .min(1)
-  .max(MAX_PAYLOAD_CHARS)
+  .max(QR_CIPHERTEXT_LIMIT)
   .superRefine((value, ctx) => {
     let bytes: Uint8Array
     try {
@@ -46,10 +46,18 @@ const PayloadSchema = z
     }
   })
 
-const RelayBodySchema = z.object({
+const RelayBodySchema = z.strictObject({
   compositeHash: HashSchema,
   previousTxHash: HashSchema.describe('0x + 64 zeros for the first signature of a document'),
   encryptedPayload: PayloadSchema.describe('base64url (no padding; padding tolerated) of IV ‖ ciphertext ‖ tag'),
+  salt: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits')
+    .optional()
+    .describe(
+      "The payload's salt: the service then attests the relaying account (identityCommitment, trust, verified) " +
+        'and forgets the salt',
+    ),
 })
 
 const RelayResponseSchema = z.object({
@@ -75,6 +83,7 @@ export const relayRoutes = fp(relayPlugin, { name: 'relay' })
 async function relayPlugin(app: AppInstance): Promise<void> {
   const { config, database, chain, metrics } = app.deps
   const relayMetrics = createRelayMetrics(metrics.registry)
+  chain.signerHealth?.register(metrics.registry)
   const relayer = new Relayer({
     db: database.db,
     chain,
@@ -103,9 +112,16 @@ async function relayPlugin(app: AppInstance): Promise<void> {
 
 async function relayEndpoints(app: AppInstance, relayer: Relayer, relayMetrics: RelayMetrics): Promise<void> {
   const { config } = app.deps
-  // Shared through Redis when configured, so N instances enforce one limit per user.
+  // Both routes are protected: the token is checked on request, before the body, params or query are looked at.
+  app.addHook('onRequest', app.authenticate)
+  // Shared through Redis when configured, so N instances enforce one limit per user. While Redis is down the limit
+  // is skipped rather than failing relays: the plan's quota, kept in the database, still bounds what a user spends.
   const { redis } = app.deps
-  await app.register(rateLimit, { global: false, ...(redis && { redis, nameSpace: 'anchor:relay:rate:' }) })
+  await app.register(rateLimit, {
+    global: false,
+    skipOnError: true,
+    ...(redis && { redis, nameSpace: 'anchor:relay:rate:' }),
+  })
   const perUser = app.createRateLimit({
     max: config.limits.relayPerUserPerMinute,
     timeWindow: MINUTE_MS,
@@ -123,7 +139,7 @@ async function relayEndpoints(app: AppInstance, relayer: Relayer, relayMetrics: 
   app.post(
     '/api/relay',
     {
-      preHandler: [app.authenticate, limitPerUser],
+      preHandler: limitPerUser,
       schema: {
         tags: ['relay'],
         summary: 'Anchor a composite hash on chain',
@@ -137,7 +153,7 @@ async function relayEndpoints(app: AppInstance, relayer: Relayer, relayMetrics: 
           ),
           400: ProblemSchema,
           401: ProblemSchema,
-          409: ProblemSchema.describe('ANCHOR_CONFLICT'),
+          409: ProblemSchema.describe('ANCHOR_CONFLICT, also for a repeat whose salt differs from the first relay’s'),
           413: ProblemSchema,
           422: ProblemSchema.describe('PREVIOUS_NOT_FOUND'),
           429: ProblemSchema.describe('RATE_LIMITED, or QUOTA_EXCEEDED with limit, used, resetsAt'),
@@ -148,7 +164,9 @@ async function relayEndpoints(app: AppInstance, relayer: Relayer, relayMetrics: 
     async (request, reply) => {
       let outcome: RelayOutcomeLabel = 'chain_unavailable'
       try {
-        const { anchor, created } = await relayer.relay({ userId: request.user.id, ...request.body })
+        const { salt, ...body } = request.body
+        const attestation = salt === undefined ? null : await attest(request.user, salt)
+        const { anchor, created } = await relayer.relay({ userId: request.user.id, ...body, attestation })
         if (anchor.status === 'failed') {
           throw new ChainUnavailableError('The anchor transaction failed on chain')
         }
@@ -171,7 +189,6 @@ async function relayEndpoints(app: AppInstance, relayer: Relayer, relayMetrics: 
   app.get(
     '/api/anchors/:compositeHash',
     {
-      preHandler: app.authenticate,
       schema: {
         tags: ['relay'],
         summary: "One of the caller's own anchors",
@@ -201,6 +218,11 @@ declare module 'fastify' {
     relayer: Relayer
     relayMonitor: RelayMonitor
   }
+}
+
+/** What the service attests about the account relaying an anchor: its e-mail (committed to under the salt) and session. */
+async function attest(user: AuthenticatedUser, salt: string): Promise<IdentityAttestation> {
+  return { trust: user.trust, verified: user.verified, identityCommitment: await identityCommitment(user.email, salt) }
 }
 
 function relayView(anchor: AnchorRow): z.infer<typeof RelayResponseSchema> {

@@ -1,4 +1,5 @@
 // GET /api/verify/:txHash: public, trustless verification of an anchor and its whole signature chain.
+import { TRUST_ANCHORS } from '@docanchor/client'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyReply } from 'fastify'
 import { Counter } from 'prom-client'
@@ -32,12 +33,25 @@ const ParamsSchema = z.object({
     }),
 })
 
+const AttestationSchema = z
+  .object({
+    trust: z.enum(TRUST_ANCHORS).describe('How the relaying account was signed in'),
+    verified: z.boolean(),
+    identityCommitment: HEX_HASH.describe('SHA-256(UTF-8(lower-case(account e-mail)) ‖ the payload’s 32 salt bytes)'),
+  })
+  .nullable()
+  .describe(
+    'What the service attests about the account that relayed the anchor; null when the relay sent no salt or the ' +
+      'service does not know the anchor. Name, company and position are never attested.',
+  )
+
 const ChainEntrySchema = z.object({
   txHash: HEX_HASH,
   compositeHash: HEX_HASH,
   signer: z.string().regex(/^0x[0-9a-f]{40}$/),
   timestamp: z.number().int(),
   previousTxHash: HEX_HASH,
+  attestation: AttestationSchema,
 })
 
 const VerifyResponseSchema = z.object({
@@ -52,14 +66,16 @@ const VerifyResponseSchema = z.object({
     .nullable()
     .describe('Stored ciphertext, byte for byte; null when the service holds none'),
   successors: z.array(ChainEntrySchema).describe('Confirmed anchors naming this one as their previous'),
+  attestation: AttestationSchema,
 })
 
 export async function verifyRoutes(app: AppInstance): Promise<void> {
   const { config, chain, database, metrics, redis } = app.deps
   const settings = config.verify
 
-  // Keyed by deployment as well, so chains and contracts sharing one Redis never mix their results.
-  const deployment = `${settings.redisKeyPrefix}${chain.chainId}:${chain.contractAddress.toLowerCase()}:`
+  // Keyed by deployment as well, so chains and contracts sharing one Redis never mix their results; and by the answer's
+  // shape (`a2`: with attestations), so answers cached by an older version are never served as this one's.
+  const deployment = `${settings.redisKeyPrefix}a2:${chain.chainId}:${chain.contractAddress.toLowerCase()}:`
   const cache: ResultCache = redis
     ? new RedisResultCache(redis, deployment)
     : new LruResultCache(settings.cacheMaxEntries)

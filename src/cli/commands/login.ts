@@ -1,50 +1,46 @@
 // `anchor login [--email <address>] [--service <url>]`: e-mail code sign-in; the code is typed on the terminal.
 
 import { createInterface } from 'node:readline'
-import type { CliCommand } from '../cli-context.ts'
+import type { CliRun } from '../cli-context.ts'
 import { parseCommandArgs, serviceUrl } from '../cli-context.ts'
 import { usageError } from '../cli-errors.ts'
 import { ServiceClient } from '../service-client.ts'
 import { saveStoredLogin, tokenFile } from '../token-store.ts'
 
-export const loginCommand: CliCommand = {
-  summary: 'sign in with a code sent by e-mail; keeps the token in your config directory (0600)',
-  usage: 'anchor login [--email <address>] [--service <url>]',
-  async run(argv, context) {
-    const { values, positionals } = parseCommandArgs(argv, {
-      email: { type: 'string' },
-      service: { type: 'string' },
+export const runLogin: CliRun = async (argv, context) => {
+  const { values, positionals } = parseCommandArgs(argv, {
+    email: { type: 'string' },
+    service: { type: 'string' },
+  })
+  if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`)
+  const service = serviceUrl(context, values.service)
+  const { io } = context
+  const lines = createInterface({ input: io.stdin, terminal: false })[Symbol.asyncIterator]()
+  const ask = async (prompt: string) => {
+    io.stderr.write(prompt)
+    const line = await lines.next()
+    if (line.done) throw usageError('no answer on standard input')
+    return String(line.value).trim()
+  }
+  try {
+    const email = values.email ?? (await ask('E-mail address: '))
+    if (!email) throw usageError('an e-mail address is required')
+    const client = new ServiceClient(service, undefined, { fetch: context.fetch })
+    await client.requestCode(email)
+    io.stderr.write(`A 6-digit sign-in code was sent to ${email}.\n`)
+    const code = await ask('Code: ')
+    if (!/^\d{6}$/.test(code)) throw usageError('the code is the 6 digits from the e-mail')
+    const result = await client.verifyCode(email, code)
+    await saveStoredLogin(context.config.configDir, {
+      service,
+      email: result.user.email,
+      token: result.token,
+      expiresAt: result.expiresAt,
     })
-    if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`)
-    const service = serviceUrl(context, values.service)
-    const { io } = context
-    const lines = createInterface({ input: io.stdin, terminal: false })[Symbol.asyncIterator]()
-    const ask = async (prompt: string) => {
-      io.stderr.write(prompt)
-      const line = await lines.next()
-      if (line.done) throw usageError('no answer on standard input')
-      return String(line.value).trim()
-    }
-    try {
-      const email = values.email ?? (await ask('E-mail address: '))
-      if (!email) throw usageError('an e-mail address is required')
-      const client = new ServiceClient(service, undefined, { fetch: context.fetch })
-      await client.requestCode(email)
-      io.stderr.write(`A 6-digit sign-in code was sent to ${email}.\n`)
-      const code = await ask('Code: ')
-      if (!/^\d{6}$/.test(code)) throw usageError('the code is the 6 digits from the e-mail')
-      const result = await client.verifyCode(email, code)
-      await saveStoredLogin(context.config.configDir, {
-        service,
-        email: result.user.email,
-        token: result.token,
-        expiresAt: result.expiresAt,
-      })
-      io.stdout.write(`Logged in to ${service} as ${result.user.email} until ${result.expiresAt}.\n`)
-      io.stderr.write(`(token saved in ${tokenFile(context.config.configDir)})\n`)
-      return 0
-    } finally {
-      await lines.return?.()
-    }
-  },
+    io.stdout.write(`Logged in to ${service} as ${result.user.email} until ${result.expiresAt}.\n`)
+    io.stderr.write(`(token saved in ${tokenFile(context.config.configDir)})\n`)
+    return 0
+  } finally {
+    await lines.return?.()
+  }
 }

@@ -1,6 +1,7 @@
-// The two public endpoints the page calls. Answers are classified into what the visitor needs to know; nothing
-// the service says is shown unchecked, and no request carries the key (it lives in the fragment, which fetch never
-// sends) or a referrer.
+// The two public endpoints the page calls, through @docanchor/client. Answers are classified into what the visitor
+// needs to know; nothing the service says is shown unchecked, and no request carries the key (it lives in the
+// fragment, which fetch never sends), a cookie or a referrer (the client sends neither).
+import { AnchorApiError, createAnchorClient } from '@docanchor/client'
 import { parseVerifyRecord, type VerifyRecord } from './verify-record.ts'
 
 const REQUEST_TIMEOUT_MS = 20_000
@@ -26,58 +27,24 @@ export interface ApiClient {
   info(): Promise<ServiceInfo | undefined>
 }
 
-const REQUEST: RequestInit = {
-  credentials: 'omit',
-  referrerPolicy: 'no-referrer',
-  headers: { accept: 'application/json' },
-}
-
 /** `apiBase` is '' for the page's own origin, or an absolute URL without a trailing slash. */
 export function createApiClient(apiBase: string, fetchImpl: typeof fetch = fetch): ApiClient {
-  const get = (path: string) =>
-    fetchImpl(`${apiBase}${path}`, { ...REQUEST, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
+  const api = createAnchorClient({ baseUrl: apiBase, fetch: fetchImpl, timeoutMs: REQUEST_TIMEOUT_MS })
 
   return {
     async verify(txHash) {
-      let response: Response
       try {
-        response = await get(`/api/verify/${txHash}`)
-      } catch {
-        return { kind: 'unavailable', reason: 'network' }
-      }
-      const body: unknown = await response.json().catch(() => undefined)
-      if (response.status === 200) {
-        const record = parseVerifyRecord(body)
+        const record = parseVerifyRecord(await api.verify(txHash))
         return record ? { kind: 'found', record } : { kind: 'unavailable', reason: 'server' }
+      } catch (error) {
+        return unavailableOrMissing(error)
       }
-      if (response.status === 404 && problemCode(body) === 'ANCHOR_NOT_FOUND') return { kind: 'not-found' }
-      if (response.status === 400) return { kind: 'invalid-id' }
-      if (response.status === 422) return { kind: 'unavailable', reason: 'too-deep' }
-      if (response.status === 429 || response.status === 503) {
-        const retry = Number(response.headers.get('retry-after'))
-        return {
-          kind: 'unavailable',
-          reason: 'busy',
-          ...(Number.isInteger(retry) && retry > 0 ? { retryAfterSeconds: retry } : {}),
-        }
-      }
-      if (response.status === 502) return { kind: 'unavailable', reason: 'chain' }
-      return { kind: 'unavailable', reason: 'server' }
     },
 
     async info() {
       try {
-        const response = await get('/api/info')
-        if (!response.ok) return undefined
-        const body: unknown = await response.json()
-        if (typeof body !== 'object' || body === null) return undefined
-        const { chainId, contractAddress, explorerTxUrl } = body as Record<string, unknown>
-        if (typeof chainId !== 'number' || typeof contractAddress !== 'string') return undefined
-        return {
-          chainId,
-          contractAddress,
-          explorerTxUrl: typeof explorerTxUrl === 'string' ? explorerTxUrl : null,
-        }
+        const { chainId, contractAddress, explorerTxUrl } = await api.info()
+        return { chainId, contractAddress, explorerTxUrl }
       } catch {
         return undefined
       }
@@ -85,6 +52,18 @@ export function createApiClient(apiBase: string, fetchImpl: typeof fetch = fetch
   }
 }
 
-function problemCode(body: unknown): unknown {
-  return typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined
+function unavailableOrMissing(error: unknown): VerifyAnswer {
+  if (!(error instanceof AnchorApiError)) return { kind: 'unavailable', reason: 'network' }
+  if (error.status === 404 && error.code === 'ANCHOR_NOT_FOUND') return { kind: 'not-found' }
+  if (error.status === 400) return { kind: 'invalid-id' }
+  if (error.status === 422) return { kind: 'unavailable', reason: 'too-deep' }
+  if (error.status === 429 || error.status === 503) {
+    return {
+      kind: 'unavailable',
+      reason: 'busy',
+      ...(error.retryAfter ? { retryAfterSeconds: error.retryAfter } : {}),
+    }
+  }
+  if (error.status === 502) return { kind: 'unavailable', reason: 'chain' }
+  return { kind: 'unavailable', reason: 'server' }
 }

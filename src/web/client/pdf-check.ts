@@ -1,7 +1,6 @@
-// Loaded only once a visitor picks a PDF: runs src/pdf's checker (the one the CLI runs) on the file's bytes, with
-// this page's verify endpoint as the source of anchors. The file itself is never sent anywhere.
-import { type AnchorRecord, checkSignedPdf, type PdfCheckResult } from '../../pdf/check-signed-pdf.ts'
-import { PdfError, type PdfErrorCode } from '../../pdf/pdf-errors.ts'
+// Loaded only once a visitor picks a PDF: runs @docanchor/client's checker (the one the CLI runs) on the file's
+// bytes, with this page's verify endpoint as the source of anchors. The file itself is never sent anywhere.
+import { type AnchorRecord, checkSignedPdf, type PdfCheckResult, PdfError, type PdfErrorCode } from '@docanchor/client'
 import type { ApiClient } from './api-client.ts'
 
 export type PdfCheckOutcome =

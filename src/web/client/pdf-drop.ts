@@ -1,7 +1,7 @@
 // "Check the PDF itself": a file picker and a drop zone. The file is read here, in the browser, and never sent
-// anywhere; the checking code (src/pdf, shared with the CLI) is fetched from this site only once a file is chosen.
-import type { PdfCheckResult, SignatureCheck } from '../../pdf/check-signed-pdf.ts'
-import type { PdfErrorCode } from '../../pdf/pdf-errors.ts'
+// anywhere; the checking code (@docanchor/client's, shared with the CLI) is fetched from this site only once a file
+// is chosen.
+import type { PdfCheckResult, PdfErrorCode, SignatureCheck } from '@docanchor/client'
 import type { ApiClient } from './api-client.ts'
 import { h } from './dom.ts'
 import { formatLocal, formatUtc } from './time-format.ts'

@@ -1,16 +1,11 @@
 // The sections under the verdict: who signed (only when verified), the document fingerprint, the whole chain of
 // signatures with this QR code's place in it, and the values anyone can check on the blockchain without us.
-import type { AnchorPayload } from '../../formats/anchor-payload.ts'
+import type { AnchorPayload, IdentityDecision } from '@docanchor/client'
 import type { ServiceInfo } from './api-client.ts'
 import { type Child, h, srOnly } from './dom.ts'
+import { identityFact, NOT_ATTESTED_NOTE } from './identity-text.ts'
 import { formatLocal, formatUtc, toDate } from './time-format.ts'
 import type { ChainEntry, VerifyRecord } from './verify-record.ts'
-
-const TRUST_LABELS: Record<string, string> = {
-  email: 'a sign-in code sent to this e-mail address',
-  google: 'a Google account',
-  microsoft: 'a Microsoft account',
-}
 
 function row(term: string, ...description: Child[]): HTMLElement[] {
   return [h('dt', {}, term), h('dd', {}, ...description)]
@@ -54,33 +49,32 @@ function section(id: string, title: string, ...children: Child[]): HTMLElement {
   return h('section', { 'aria-labelledby': id, class: 'card' }, h('h2', { id }, title), ...children)
 }
 
-function trustText(signer: AnchorPayload['s']): string {
-  if (signer.tr === undefined) return 'Not stated'
-  const how = TRUST_LABELS[signer.tr] ?? signer.tr
-  if (signer.v === undefined) return `Signed in with ${how}`
-  return `Signed in with ${how}; identity ${signer.v ? 'verified' : 'not verified'} by the provider`
-}
-
 function location(latitude: number, longitude: number): HTMLElement {
   const text = `${Math.abs(latitude)}° ${latitude < 0 ? 'S' : 'N'}, ${Math.abs(longitude)}° ${longitude < 0 ? 'W' : 'E'}`
   // A geo: link opens the visitor's own maps app; the page itself loads no map tiles from anywhere.
   return h('span', {}, text, ' ', h('a', { href: `geo:${latitude},${longitude}` }, 'Open in a maps app'))
 }
 
-export function signerSection(payload: AnchorPayload, record: VerifyRecord): HTMLElement {
+export function signerSection(payload: AnchorPayload, record: VerifyRecord, identity: IdentityDecision): HTMLElement {
   const { s: signer, g } = payload
+  const emailDenied = identity.mismatches.includes('email')
   return section(
     'signer-title',
     'Signer',
+    h('p', { class: 'note' }, NOT_ATTESTED_NOTE),
     h(
       'dl',
-      { class: 'facts' },
+      { class: 'facts', 'data-identity': identity.state },
       ...row('Name', h('strong', {}, signer.n)),
-      ...row('E-mail', signer.e),
+      ...row(
+        'E-mail',
+        signer.e,
+        emailDenied ? h('span', { class: 'note' }, 'not the account that anchored this signature') : null,
+      ),
       ...row('Signed as', signer.t === 'company' ? 'A company' : 'An individual'),
       ...(signer.c ? row('Company', signer.c) : []),
       ...(signer.p ? row('Position', signer.p) : []),
-      ...row('Identity', trustText(signer)),
+      ...row('Identity', identityFact(payload, identity)),
       ...row('Signed at', time(payload.ts), h('span', { class: 'note' }, 'as stated by the signer’s device')),
       ...row('Recorded on the blockchain', time(record.timestamp)),
       ...(g ? row('Location', location(g.la, g.ln)) : []),

@@ -31,7 +31,13 @@ export function renderVerdict(
   verdictSlot.replaceChildren(
     h(
       'section',
-      { id: 'verdict', class: `verdict tone-${text.tone}`, role: text.role, 'data-state': verdict.kind },
+      {
+        id: 'verdict',
+        class: `verdict tone-${text.tone}`,
+        role: text.role,
+        'data-state': verdict.kind,
+        'data-identity': verdict.kind === 'verified' ? verdict.identity.state : undefined,
+      },
       h('span', { class: 'icon', 'aria-hidden': 'true' }, ICONS[text.tone]),
       h('div', {}, h('h1', {}, text.heading), h('p', {}, text.body), retry),
     ),
@@ -40,7 +46,7 @@ export function renderVerdict(
 
   if (verdict.kind === 'verified') {
     details.replaceChildren(
-      signerSection(verdict.payload, verdict.record),
+      signerSection(verdict.payload, verdict.record, verdict.identity),
       documentSection(verdict.payload),
       chainSection(verdict.record, info),
       technicalSection(verdict.record, info),

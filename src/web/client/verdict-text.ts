@@ -1,5 +1,6 @@
 // What each outcome says to a person: a heading that is the verdict, a sentence on what it means and what to do,
 // a tone for colour (never the only cue: the heading says it in words) and whether it interrupts screen readers.
+import { identitySentence, mismatchSentence } from './identity-text.ts'
 import { formatLocal } from './time-format.ts'
 import type { Verdict } from './verify-flow.ts'
 
@@ -20,11 +21,22 @@ export interface VerdictText {
 export function verdictText(verdict: Verdict): VerdictText {
   switch (verdict.kind) {
     case 'verified':
+      if (verdict.identity.state === 'mismatch') {
+        // The record is intact, but the identity in it is one the service's attestation contradicts: no success.
+        return {
+          tone: 'bad',
+          role: 'alert',
+          heading: 'Warning: the signer’s identity does not match what the service attests',
+          body: mismatchSentence(verdict.payload, verdict.identity),
+          retry: false,
+          title: 'Warning: signer identity not confirmed',
+        }
+      }
       return {
         tone: 'ok',
         role: 'status',
         heading: 'Signature verified',
-        body: `${verdict.payload.s.n} signed this document on ${formatLocal(verdict.payload.ts)}. Their details, decrypted on this device, match the record on the blockchain.`,
+        body: `${verdict.payload.s.n} signed this document on ${formatLocal(verdict.payload.ts)}. Their details, decrypted on this device, match the record on the blockchain. ${identitySentence(verdict.payload, verdict.identity)}`,
         retry: false,
         title: `Verified: signed by ${verdict.payload.s.n}`,
       }

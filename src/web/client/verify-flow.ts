@@ -1,18 +1,25 @@
 // From the address in the browser to a verdict: which transaction, which key, what the service and the chain say,
 // and whether the decrypted signer details hash to what the chain holds. No DOM here, so the logic is testable alone.
-import { type AnchorPayload, parseAnchorPayload } from '../../formats/anchor-payload.ts'
-import { fromBase64Url } from '../../formats/base64url.ts'
-import { compositeHash, compositeHashesEqual } from '../../formats/composite-hash.ts'
-import { decryptPayload, PAYLOAD_KEY_BYTES } from '../../formats/payload-cipher.ts'
-import { txHashFromBase64Url } from '../../formats/qr-url.ts'
+import {
+  type AnchorPayload,
+  compositeHash,
+  compositeHashesEqual,
+  decideIdentity,
+  decryptPayload,
+  fromBase64Url,
+  type IdentityDecision,
+  PAYLOAD_KEY_BYTES,
+  parseAnchorPayload,
+  txHashFromBase64Url,
+} from '@docanchor/client'
 import type { ApiClient, UnavailableReason } from './api-client.ts'
 import { chainLinksUp, type VerifyRecord } from './verify-record.ts'
 
 const HEX_TX_HASH = /^0x[0-9a-fA-F]{64}$/
 
 export type Verdict =
-  /** The decrypted details hash to the composite hash on chain. */
-  | { kind: 'verified'; record: VerifyRecord; payload: AnchorPayload }
+  /** The decrypted details hash to the composite hash on chain; `identity` says whether the service attests who. */
+  | { kind: 'verified'; record: VerifyRecord; payload: AnchorPayload; identity: IdentityDecision }
   /** The details decrypt but do not hash to the chain's value, or the service's chain does not link up. */
   | { kind: 'tampered'; record: VerifyRecord; reason: 'hash-mismatch' | 'broken-chain' }
   /** The key does not open the stored details: a wrong key and an altered ciphertext look the same to AES-GCM. */
@@ -86,9 +93,11 @@ export async function verifyLink(link: LinkParts, api: ApiClient): Promise<Verdi
   if (!compositeHashesEqual(await compositeHash(plaintext), record.compositeHash)) {
     return { kind: 'tampered', record, reason: 'hash-mismatch' }
   }
+  let payload: AnchorPayload
   try {
-    return { kind: 'verified', record, payload: parseAnchorPayload(plaintext) }
+    payload = parseAnchorPayload(plaintext)
   } catch {
     return { kind: 'unreadable', record }
   }
+  return { kind: 'verified', record, payload, identity: await decideIdentity(payload, record.attestation) }
 }

@@ -1,11 +1,11 @@
 // The shape of GET /api/verify/:txHash as this page relies on it, checked by hand rather than trusted: the page
 // renders nothing the service sends unless it has this shape, and it checks that the chain links up.
 
+import { type IdentityAttestation, parseIdentityAttestation, ZERO_TX_HASH } from '@docanchor/client'
+
 const HASH = /^0x[0-9a-f]{64}$/
 const ADDRESS = /^0x[0-9a-f]{40}$/
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/
-
-export const ZERO_HASH = `0x${'0'.repeat(64)}`
 
 export interface ChainEntry {
   txHash: string
@@ -15,6 +15,8 @@ export interface ChainEntry {
   /** Block time, Unix seconds. */
   timestamp: number
   previousTxHash: string
+  /** What the service attests about the account that relayed it; null for none (or a service that predates them). */
+  attestation: IdentityAttestation | null
 }
 
 export interface VerifyRecord extends ChainEntry {
@@ -31,7 +33,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function toEntry(value: unknown): ChainEntry | undefined {
   if (!isRecord(value)) return undefined
   const { txHash, compositeHash, signer, timestamp, previousTxHash } = value
+  const attestation = parseIdentityAttestation(value.attestation)
   if (
+    attestation === undefined ||
     typeof txHash !== 'string' ||
     !HASH.test(txHash) ||
     typeof compositeHash !== 'string' ||
@@ -46,7 +50,7 @@ function toEntry(value: unknown): ChainEntry | undefined {
   ) {
     return undefined
   }
-  return { txHash, compositeHash, signer, timestamp, previousTxHash }
+  return { txHash, compositeHash, signer, timestamp, previousTxHash, attestation }
 }
 
 function toEntries(value: unknown): ChainEntry[] | undefined {
@@ -81,7 +85,7 @@ export function parseVerifyRecord(value: unknown): VerifyRecord | undefined {
 export function chainLinksUp(record: VerifyRecord, requestedTxHash: string): boolean {
   const { chain, successors } = record
   const last = chain.at(-1)
-  if (!last || chain[0]?.previousTxHash !== ZERO_HASH) return false
+  if (!last || chain[0]?.previousTxHash !== ZERO_TX_HASH) return false
   if (record.txHash !== requestedTxHash || last.txHash !== requestedTxHash) return false
   if (
     last.compositeHash !== record.compositeHash ||

@@ -4,8 +4,8 @@ import { type Address, type Hash, parseEther } from 'viem'
 import { documentAnchorsAbi } from '../../../src/chain/document-anchors-artifact.ts'
 import type { Database } from '../../../src/db/database.ts'
 import { anchors } from '../../../src/db/schema.ts'
-import type { ChainEntry } from '../../../src/verify/anchor-entry.ts'
 import { ZERO_HASH } from '../../../src/verify/anchor-entry.ts'
+import type { AttestedEntry } from '../../../src/verify/chain-walker.ts'
 import type { TestChain } from '../../helpers/anvil.ts'
 
 export interface TestAnchor {
@@ -84,8 +84,11 @@ export function payloadOf(anchor: TestAnchor): string {
   return `payload-${anchor.txHash.slice(2, 18)}_-AZ`
 }
 
-/** The chain ending at `txHash`, first to last, read independently through eth_getLogs of our contract. */
-export async function chainFromLogs(testChain: TestChain, txHash: Hash): Promise<ChainEntry[]> {
+/**
+ * The chain ending at `txHash`, first to last, read independently through eth_getLogs of our contract; these anchors
+ * are indexed without attestation (as a relay without salt stores them).
+ */
+export async function chainFromLogs(testChain: TestChain, txHash: Hash): Promise<AttestedEntry[]> {
   const logs = await testChain.publicClient.getContractEvents({
     address: testChain.contract,
     abi: documentAnchorsAbi,
@@ -93,7 +96,7 @@ export async function chainFromLogs(testChain: TestChain, txHash: Hash): Promise
     fromBlock: 0n,
     strict: true,
   })
-  const byTx = new Map<string, ChainEntry>()
+  const byTx = new Map<string, AttestedEntry>()
   for (const log of logs) {
     byTx.set(log.transactionHash, {
       txHash: log.transactionHash,
@@ -101,9 +104,10 @@ export async function chainFromLogs(testChain: TestChain, txHash: Hash): Promise
       signer: log.args.signer.toLowerCase() as Address,
       timestamp: Number(log.args.timestamp),
       previousTxHash: log.args.previousTxHash,
+      attestation: null,
     })
   }
-  const chain: ChainEntry[] = []
+  const chain: AttestedEntry[] = []
   let current = byTx.get(txHash)
   while (current) {
     chain.unshift(current)

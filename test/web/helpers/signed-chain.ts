@@ -1,22 +1,25 @@
-// Real signatures for the page to verify: payloads built, hashed and encrypted with src/formats, anchored on the
+// Real signatures for the page to verify: payloads built, hashed and encrypted with @docanchor/client, anchored on the
 // test chain by account 0 (a relayer) and indexed the way the relay indexes them.
+
+import {
+  type AnchorPayload,
+  type AnchorPayloadInput,
+  buildAnchorPayload,
+  buildQrUrl,
+  compositeHash,
+  encryptPayload,
+  generatePayloadKey,
+  type IdentityAttestation,
+  identityCommitment,
+  serializeAnchorPayload,
+  ZERO_TX_HASH,
+} from '@docanchor/client'
 import { eq } from 'drizzle-orm'
 import type { Hash } from 'viem'
 import { documentAnchorsAbi } from '../../../src/chain/document-anchors-artifact.ts'
 import type { Database } from '../../../src/db/database.ts'
 import { anchors } from '../../../src/db/schema.ts'
-import {
-  type AnchorPayload,
-  type AnchorPayloadInput,
-  buildAnchorPayload,
-  serializeAnchorPayload,
-} from '../../../src/formats/anchor-payload.ts'
-import { compositeHash } from '../../../src/formats/composite-hash.ts'
-import { encryptPayload, generatePayloadKey } from '../../../src/formats/payload-cipher.ts'
-import { buildQrUrl } from '../../../src/formats/qr-url.ts'
 import type { TestChain } from '../../helpers/anvil.ts'
-
-export const ZERO_HASH = `0x${'0'.repeat(64)}` as Hash
 
 export interface Signature {
   txHash: Hash
@@ -34,6 +37,11 @@ export interface SignOptions {
   previousTxHash?: Hash
   /** Leave the anchor unindexed, as if this service never held its payload. */
   index?: boolean
+  /**
+   * Relay it as this account would with the payload's salt: the service's attestation of that account, whatever the
+   * payload says. Left out, the anchor carries no attestation (a relay without salt).
+   */
+  relayedBy?: { email: string; trust: IdentityAttestation['trust']; verified: boolean }
 }
 
 export interface AnchorRequest {
@@ -52,7 +60,7 @@ export async function anchorRequest(
   testChain: TestChain,
   db: Database,
   request: AnchorRequest,
-  options: { index?: boolean } = {},
+  options: { index?: boolean; attestation?: IdentityAttestation } = {},
 ): Promise<Anchored> {
   const wallet = testChain.walletClient(0)
   const txHash = await wallet.writeContract({
@@ -78,6 +86,9 @@ export async function anchorRequest(
       relayerAddress: testChain.account(0).address.toLowerCase(),
       nonce: transaction.nonce,
       blockNumber: Number(receipt.blockNumber),
+      identityCommitment: options.attestation?.identityCommitment,
+      attestedTrust: options.attestation?.trust,
+      attestedVerified: options.attestation?.verified,
     })
   }
   return { txHash, blockTimestamp: Number(block.timestamp) }
@@ -94,12 +105,19 @@ export async function sign(
   const hash = (await compositeHash(serialized)) as Hash
   const key = generatePayloadKey()
   const encryptedPayload = await encryptPayload(serialized, key)
-  const previousTxHash = options.previousTxHash ?? ZERO_HASH
+  const previousTxHash = options.previousTxHash ?? (ZERO_TX_HASH as Hash)
   const { txHash, blockTimestamp } = await anchorRequest(
     testChain,
     db,
     { compositeHash: hash, previousTxHash, encryptedPayload },
-    { index: options.index ?? true },
+    {
+      index: options.index ?? true,
+      attestation: options.relayedBy && {
+        trust: options.relayedBy.trust,
+        verified: options.relayedBy.verified,
+        identityCommitment: await identityCommitment(options.relayedBy.email, payload.salt),
+      },
+    },
   )
   return {
     txHash,

@@ -1,0 +1,156 @@
+// The fault schedule: what each fault does, how long it lasts, and the time until the fleet fully serves again.
+// Full recovery: every instance answers /readyz and the workload's probe passes through the balancer (a fresh relay
+// confirmed, its verify answered, a library sync accepted).
+import { setTimeout as sleep } from 'node:timers/promises'
+import { parseGwei } from 'viem'
+import type { Recorder } from './recorder.ts'
+import type { World } from './world.ts'
+
+const RECOVERY_LIMIT_MS = 90_000
+
+export interface Fault {
+  name: string
+  /** Seconds into the workload at which it starts. */
+  at: number
+  /** How long the fault condition lasts, seconds (0: a single blow, such as a kill). */
+  lasts: number
+  inject(world: World): Promise<void>
+  heal(world: World): Promise<void>
+}
+
+export interface FaultResult {
+  name: string
+  startedAt: number
+  healedAt: number
+  /** Undefined: not recovered within the limit. */
+  recoveredAt: number | undefined
+}
+
+/** The seven faults spread over `seconds` of workload; `baseFeeSeconds` is how long the fee spike lasts. */
+export function faultSchedule(seconds: number): Fault[] {
+  const compressed = seconds < 120
+  const baseFeeSeconds = compressed ? 15 : 60
+  const stallSeconds = 15
+  let spike: NodeJS.Timeout | undefined
+  let stalledPid: number | undefined
+  const faults: Omit<Fault, 'at'>[] = [
+    {
+      name: 'SIGKILL one instance, restart it',
+      lasts: 0,
+      inject: (world) => world.killInstance(1),
+      heal: (world) => world.restartInstance(1),
+    },
+    {
+      name: 'restart PostgreSQL (fast shutdown)',
+      lasts: 0,
+      inject: (world) => world.postgres.restartFast(),
+      heal: async () => {},
+    },
+    {
+      name: 'restart Redis',
+      lasts: 0,
+      inject: (world) => world.redis.restart(),
+      heal: async () => {},
+    },
+    {
+      name: `stall anvil ${stallSeconds} s (SIGSTOP, SIGCONT)`,
+      lasts: stallSeconds,
+      inject: async (world) => {
+        stalledPid = world.anvil.pid
+        process.kill(stalledPid, 'SIGSTOP')
+      },
+      heal: async () => {
+        if (stalledPid !== undefined) process.kill(stalledPid, 'SIGCONT')
+      },
+    },
+    {
+      name: '3-block reorg (anvil_reorg)',
+      lasts: 0,
+      inject: async (world) => {
+        await world.chain.request({ method: 'anvil_reorg' as never, params: [3, []] as never })
+      },
+      heal: async () => {},
+    },
+    {
+      name: `base fee ×20 for ${baseFeeSeconds} s`,
+      lasts: baseFeeSeconds,
+      inject: async (world) => {
+        // The next block's base fee only: set again every block while the spike lasts.
+        const block = await world.chain.getBlock()
+        const spiked = (block.baseFeePerGas ?? parseGwei('1')) * 20n
+        const set = () =>
+          world.chain
+            .request({
+              method: 'anvil_setNextBlockBaseFeePerGas' as never,
+              params: [`0x${spiked.toString(16)}`] as never,
+            })
+            .catch(() => {})
+        await set()
+        spike = setInterval(set, 500)
+      },
+      heal: async () => clearInterval(spike),
+    },
+    {
+      name: 'first RPC endpoint answers 429 for 10 s',
+      lasts: 10,
+      inject: async (world) => {
+        world.throttle.throttled = true
+      },
+      heal: async (world) => {
+        world.throttle.throttled = false
+      },
+    },
+  ]
+  // Spread evenly after a warm-up; in a short run the faults come closer together, the fee spike overlapping others.
+  const warmUp = compressed ? 5 : 15
+  const slot = (seconds - warmUp - 10) / faults.length
+  return faults.map((fault, i) => ({ ...fault, at: warmUp + i * slot }))
+}
+
+/** Runs the schedule against the clock of `startedAt`; resolves with each fault's times. */
+export async function runFaults(
+  world: World,
+  recorder: Recorder,
+  probe: () => Promise<boolean>,
+  faults: Fault[],
+  startedAt: number,
+  log: (line: string) => void,
+): Promise<FaultResult[]> {
+  return Promise.all(
+    faults.map(async (fault) => {
+      await sleep(Math.max(0, startedAt + fault.at * 1000 - Date.now()))
+      const faultStart = Date.now()
+      log(`fault: ${fault.name}`)
+      await fault.inject(world)
+      await sleep(fault.lasts * 1000)
+      await fault.heal(world)
+      const healedAt = Date.now()
+      const recoveredAt = await waitForRecovery(world, recorder, probe, RECOVERY_LIMIT_MS)
+      const seconds = (t: number | undefined) =>
+        t === undefined ? 'never' : `${((t - faultStart) / 1000).toFixed(1)} s`
+      log(`fault: ${fault.name}: healed after ${seconds(healedAt)}, fully recovered after ${seconds(recoveredAt)}`)
+      return { name: fault.name, startedAt: faultStart, healedAt, recoveredAt }
+    }),
+  )
+}
+
+async function waitForRecovery(
+  world: World,
+  recorder: Recorder,
+  probe: () => Promise<boolean>,
+  limitMs: number,
+): Promise<number | undefined> {
+  const deadline = Date.now() + limitMs
+  while (Date.now() < deadline) {
+    if ((await allReady(world, recorder)) && (await probe())) return Date.now()
+    await sleep(250)
+  }
+  return undefined
+}
+
+async function allReady(world: World, recorder: Recorder): Promise<boolean> {
+  const answers = await Promise.all(
+    world.instances.map((instance) => recorder.send('probe', 'GET', '/readyz', { base: instance.url, record: false })),
+  )
+  return answers.every((answer) => answer.status === 200)
+}

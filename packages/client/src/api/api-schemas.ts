@@ -1,0 +1,162 @@
+// The answers of the service's routes this client calls, as Zod schemas: every 2xx body is parsed with them before
+// a caller sees it, their inferred types are the client's response types, and a test compares each of them with
+// the service's /openapi.json so that a route changing shape fails the suite instead of an application.
+
+import { z } from 'zod'
+import { TRUST_ANCHORS } from '../formats/field-rules.ts'
+
+export const UserSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  authProvider: z.string(),
+  plan: z.string(),
+})
+
+export const SignInSchema = z.object({ token: z.string(), expiresAt: z.string(), user: UserSchema })
+
+export const CodeSentSchema = z.object({ sent: z.literal(true) })
+
+export const MeSchema = z.object({
+  user: UserSchema,
+  usage: z.object({ used: z.number().int(), limit: z.number().int(), resetsAt: z.string() }),
+})
+
+export const InfoSchema = z.object({
+  chainId: z.number().int(),
+  contractAddress: z.string(),
+  relayers: z.array(z.string()),
+  publicRpcUrl: z.string().nullable(),
+  explorerTxUrl: z.string().nullable(),
+  verifyBaseUrl: z.string(),
+  version: z.string(),
+})
+
+export const RelaySchema = z.object({
+  txHash: z.string(),
+  blockNumber: z.number().int().nullable(),
+  compositeHash: z.string(),
+  previousTxHash: z.string(),
+  status: z.enum(['confirmed', 'pending']),
+})
+
+export const AnchorStateSchema = z.object({
+  txHash: z.string(),
+  compositeHash: z.string(),
+  previousTxHash: z.string(),
+  status: z.enum(['pending', 'confirmed', 'failed']),
+  blockNumber: z.number().int().nullable(),
+  createdAt: z.string(),
+})
+
+/** What the service attests about the account that relayed an anchor (see decideIdentity); null for none. */
+export const AttestationSchema = z
+  .object({
+    trust: z.enum(TRUST_ANCHORS),
+    verified: z.boolean(),
+    identityCommitment: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+  })
+  .nullable()
+
+export const ChainEntrySchema = z.object({
+  txHash: z.string(),
+  compositeHash: z.string(),
+  signer: z.string(),
+  timestamp: z.number().int(),
+  previousTxHash: z.string(),
+  attestation: AttestationSchema,
+})
+
+export const VerifySchema = z.object({
+  ...ChainEntrySchema.shape,
+  chain: z.array(ChainEntrySchema),
+  encryptedPayload: z.string().nullable(),
+  successors: z.array(ChainEntrySchema),
+})
+
+export const LibrarySignatureSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  base64Png: z.string(),
+  updatedAt: z.string(),
+  createdAt: z.string(),
+})
+
+export const LibrarySnippetSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  text: z.string(),
+  fontSize: z.number(),
+  updatedAt: z.string(),
+  createdAt: z.string(),
+})
+
+export const LibrarySchema = z.object({
+  signatures: z.array(LibrarySignatureSchema),
+  snippets: z.array(LibrarySnippetSchema),
+})
+
+export const LibrarySyncResultSchema = z.object({
+  ...LibrarySchema.shape,
+  skipped: z.array(
+    z.object({
+      kind: z.enum(['signature', 'snippet']),
+      id: z.string(),
+      op: z.enum(['upsert', 'delete']),
+      reason: z.enum(['stale']),
+    }),
+  ),
+})
+
+export const LibraryStatusSchema = z.object({
+  exists: z.boolean(),
+  signatures: z.number().int(),
+  snippets: z.number().int(),
+  updatedAt: z.string().nullable(),
+})
+
+const DeletionSchema = z.object({ id: z.string(), deletedAt: z.string() })
+
+/** The body of `PUT /api/library/sync` (checked against the service's request schema, never sent through Zod). */
+export const LibrarySyncBodySchema = z.object({
+  signatures: z
+    .object({ upsert: z.array(LibrarySignatureSchema).optional(), delete: z.array(DeletionSchema).optional() })
+    .optional(),
+  snippets: z
+    .object({ upsert: z.array(LibrarySnippetSchema).optional(), delete: z.array(DeletionSchema).optional() })
+    .optional(),
+})
+
+/** The body of `POST /api/relay`. */
+export const RelayBodySchema = z.object({
+  compositeHash: z.string(),
+  previousTxHash: z.string(),
+  encryptedPayload: z.string(),
+  /** The payload's salt: the service then attests the relaying account (and forgets the salt). */
+  salt: z.string().optional(),
+})
+
+export const ExchangeBodySchema = z.object({ code: z.string(), code_verifier: z.string() })
+
+export const RequestCodeBodySchema = z.object({ email: z.string() })
+
+export const VerifyCodeBodySchema = z.object({ email: z.string(), code: z.string() })
+
+export type User = z.infer<typeof UserSchema>
+export type SignInResult = z.infer<typeof SignInSchema>
+export type Me = z.infer<typeof MeSchema>
+export type ServiceInfo = z.infer<typeof InfoSchema>
+export type RelayResult = z.infer<typeof RelaySchema>
+export type AnchorState = z.infer<typeof AnchorStateSchema>
+export type ChainEntry = z.infer<typeof ChainEntrySchema>
+export type VerifyResult = z.infer<typeof VerifySchema>
+export type LibrarySignature = z.infer<typeof LibrarySignatureSchema>
+export type LibrarySnippet = z.infer<typeof LibrarySnippetSchema>
+export type Library = z.infer<typeof LibrarySchema>
+export type LibrarySyncBody = z.infer<typeof LibrarySyncBodySchema>
+export type LibrarySyncResult = z.infer<typeof LibrarySyncResultSchema>
+export type LibraryStatus = z.infer<typeof LibraryStatusSchema>
+export type RelayBody = z.infer<typeof RelayBodySchema>
+export type ExchangeBody = z.infer<typeof ExchangeBodySchema>
+export type RequestCodeBody = z.infer<typeof RequestCodeBodySchema>
+export type VerifyCodeBody = z.infer<typeof VerifyCodeBodySchema>

@@ -1,0 +1,131 @@
+// The public surface of @docanchor/client: what an application imports. Everything here runs on Web APIs alone
+// (fetch, WebCrypto, streams), so the same build serves Node 20+, browsers and an Electron renderer.
+
+export {
+  AnchorApiError,
+  AnchorNetworkError,
+  AnchorNotConfirmedError,
+  type ProblemFieldError,
+} from './api/anchor-api-error.ts'
+export {
+  type AnchorClient,
+  type AnchorClientOptions,
+  type CallOptions,
+  createAnchorClient,
+  type OAuthProvider,
+  type RelayOptions,
+} from './api/anchor-client.ts'
+export type {
+  AnchorState,
+  ChainEntry,
+  Library,
+  LibrarySignature,
+  LibrarySnippet,
+  LibraryStatus,
+  LibrarySyncBody,
+  LibrarySyncResult,
+  Me,
+  RelayBody,
+  RelayResult,
+  ServiceInfo,
+  SignInResult,
+  User,
+  VerifyResult,
+} from './api/api-schemas.ts'
+export { createPkcePair, type PkcePair } from './api/pkce.ts'
+export {
+  type AnchorGeo,
+  type AnchorPayload,
+  type AnchorPayloadInput,
+  type AnchorSigner,
+  assertFitsQrBudget,
+  buildAnchorPayload,
+  generateSalt,
+  type JwtTrustClaims,
+  type ParseAnchorPayloadOptions,
+  parseAnchorPayload,
+  QR_CIPHERTEXT_LIMIT,
+  serializeAnchorPayload,
+  trustFromJwtClaims,
+  validateAnchorPayload,
+} from './formats/anchor-payload.ts'
+export { fromBase64Url, toBase64Url } from './formats/base64url.ts'
+export { compositeHash, compositeHashesEqual, hashAnchorPayload, isCompositeHash } from './formats/composite-hash.ts'
+export {
+  DecryptionFailedError,
+  type FieldIssue,
+  FormatError,
+  type FormatErrorCode,
+  InvalidBase64UrlError,
+  InvalidCipherInputError,
+  InvalidHexError,
+  InvalidMetadataError,
+  InvalidPayloadError,
+  InvalidQrUrlError,
+  PayloadTooLargeError,
+} from './formats/errors.ts'
+export {
+  isEmailAddress,
+  SIGNER_TYPES,
+  type SignerType,
+  TRUST_ANCHORS,
+  type TrustAnchor,
+} from './formats/field-rules.ts'
+export { fromHex, isHex, toHex } from './formats/hex.ts'
+export {
+  type AttestedIdentityInput,
+  decideIdentity,
+  type IdentityAttestation,
+  type IdentityDecision,
+  type IdentityMismatch,
+  type IdentityState,
+  identityCommitment,
+  parseIdentityAttestation,
+} from './formats/identity-attestation.ts'
+export {
+  decryptPayload,
+  encryptedPayloadLength,
+  encryptPayload,
+  generatePayloadKey,
+  PAYLOAD_KEY_BYTES,
+  PAYLOAD_NONCE_BYTES,
+  PAYLOAD_TAG_BYTES,
+} from './formats/payload-cipher.ts'
+export {
+  type AnchoringDetails,
+  isoTimestampFromUnix,
+  PDF_METADATA_VERSION,
+  type PdfMetadata,
+  type PdfSignature,
+  parsePdfMetadata,
+  type RebuiltPayload,
+  readPdfMetadata,
+  rebuildPayloadFromMetadata,
+  signatureFromPayload,
+  writePdfMetadata,
+} from './formats/pdf-metadata.ts'
+export {
+  buildQrUrl,
+  parseQrUrl,
+  type QrUrlParts,
+  txHashFromBase64Url,
+  txHashToBase64Url,
+} from './formats/qr-url.ts'
+export { DEFAULT_STAMP_SIZE, type StampPlacement, type StampRect } from './pdf/append-signature-revision.ts'
+export {
+  type AnchorRecord,
+  type CheckSignedPdfOptions,
+  checkSignedPdf,
+  type PdfCheckResult,
+  type SignatureCheck,
+  ZERO_TX_HASH,
+} from './pdf/check-signed-pdf.ts'
+export { PdfError, type PdfErrorCode } from './pdf/pdf-errors.ts'
+export {
+  latestMetadata,
+  METADATA_CATALOG_KEY,
+  readSignedPdf,
+  type SignedPdf,
+  type SignedPdfRevision,
+} from './pdf/read-signed-pdf.ts'
+export { type AnchorRequest, type SignPdfOptions, type SignPdfResult, signPdf } from './pdf/sign-pdf.ts'

@@ -1,0 +1,281 @@
+// Checks every signature of a PDF: its document hash against the right byte prefix, its payload (decrypted with
+// the QR URL's key, or rebuilt from the metadata) against the composite hash anchored on chain, and the chain links
+// between signatures; and reports bytes that no signature covers. Shared by the CLI and the verification page.
+
+import { type AnchorPayload, parseAnchorPayload } from '../formats/anchor-payload.ts'
+import { compositeHash, compositeHashesEqual } from '../formats/composite-hash.ts'
+import { toHex } from '../formats/hex.ts'
+import { decideIdentity, type IdentityAttestation, type IdentityDecision } from '../formats/identity-attestation.ts'
+import { decryptPayload } from '../formats/payload-cipher.ts'
+import { type PdfSignature, rebuildPayloadFromMetadata } from '../formats/pdf-metadata.ts'
+import { parseQrUrl } from '../formats/qr-url.ts'
+import { latestMetadata, readSignedPdf, type SignedPdf, type SignedPdfRevision } from './read-signed-pdf.ts'
+
+export const ZERO_TX_HASH = `0x${'0'.repeat(64)}`
+
+/** What the check needs to know about an anchor: the fields of a `GET /api/verify/:txHash` answer. */
+export interface AnchorRecord {
+  txHash: string
+  compositeHash: string
+  previousTxHash: string
+  timestamp: number
+  signer: string
+  /** The stored ciphertext; null when the source holds none (an anchor read straight from the chain). */
+  encryptedPayload: string | null
+  /** The service's attestation of the account that relayed it; null or absent when there is none to be had. */
+  attestation?: IdentityAttestation | null
+}
+
+export interface CheckSignedPdfOptions {
+  /** Looks an anchor up by transaction hash: null when there is none; throws when the lookup itself fails. */
+  verify: (txHash: string) => Promise<AnchorRecord | null>
+  /** QR URLs supplied by the user (scanned from the page) for signatures whose metadata holds none (version 1). */
+  qrUrls?: readonly string[]
+}
+
+export interface SignatureCheck {
+  /** 1-based position in the metadata. */
+  position: number
+  signature: PdfSignature
+  /** The revision whose metadata first lists this signature; its bytes start where the signed prefix ends. */
+  revision: number | null
+  /** Length of the byte prefix the document hash covers, when a matching one was found. */
+  signedBytes: number | null
+  documentHash: 'match' | 'mismatch' | 'unknown'
+  anchor: 'found' | 'not-found' | 'mismatch'
+  /** How the payload was tied to the anchored composite hash. */
+  payload: 'decrypted' | 'rebuilt' | 'unchecked' | 'failed'
+  anchorRecord: AnchorRecord | null
+  /** Whether the service attests the payload's identity; null when no payload could be tied to the anchor. */
+  identity: IdentityDecision | null
+  valid: boolean
+  /** Every reason it is not valid, in words. */
+  problems: string[]
+}
+
+export interface PdfCheckResult {
+  /** True only when there is at least one signature, every one is valid and no bytes follow the last one. */
+  valid: boolean
+  signatures: SignatureCheck[]
+  revisions: Omit<SignedPdfRevision, 'metadata'>[]
+  /** Bytes after the revision of the last signature (later revisions and trailing bytes), or null. */
+  unsignedBytes: { start: number; length: number; revisions: number } | null
+  /** Problems of the document as a whole (no signatures, unreadable metadata, unsigned bytes). */
+  problems: string[]
+}
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)))
+}
+
+/**
+ * Where signature prefixes may end for a revision starting at `start`: the revision start itself, and, when the
+ * previous revision ends with an end-of-line after `%%EOF`, the start without that end-of-line (a writer adds one
+ * when the signed file did not end with one).
+ */
+function prefixCandidates(bytes: Uint8Array, start: number): number[] {
+  const candidates = [start]
+  if (bytes[start - 1] === 0x0a && bytes[start - 2] === 0x0d) candidates.push(start - 2)
+  else if (bytes[start - 1] === 0x0a || bytes[start - 1] === 0x0d) candidates.push(start - 1)
+  return candidates
+}
+
+const sameSignature = (a: PdfSignature, b: PdfSignature) => JSON.stringify(a) === JSON.stringify(b)
+
+/** Differences between the decrypted payload and what the metadata says about it. */
+function payloadDifferences(text: string, signature: PdfSignature): string[] {
+  const payload = parseAnchorPayload(text, { requireCanonical: false })
+  const differences: string[] = []
+  const expect = (field: string, a: unknown, b: unknown) => {
+    if (JSON.stringify(a ?? null) !== JSON.stringify(b ?? null)) differences.push(field)
+  }
+  expect('doc_hash', payload.d.toLowerCase(), signature.doc_hash.toLowerCase())
+  expect('signer_type', payload.s.t, signature.signer_type)
+  expect('signer_name', payload.s.n, signature.signer_name)
+  expect('signer_email', payload.s.e, signature.signer_email)
+  if (signature.salt !== null) {
+    expect('company', payload.s.c, signature.company || null)
+    expect('position', payload.s.p, signature.position || null)
+    expect('salt', payload.salt, signature.salt)
+    expect('geo', payload.g ? [payload.g.la, payload.g.ln] : null, signature.geo)
+  }
+  expect('timestamp', payload.ts, Math.floor(Date.parse(signature.timestamp) / 1000))
+  return differences
+}
+
+async function checkSignature(
+  pdf: SignedPdf,
+  signature: PdfSignature,
+  position: number,
+  previous: PdfSignature | undefined,
+  options: CheckSignedPdfOptions,
+  hashes: Map<number, Promise<string>>,
+): Promise<SignatureCheck> {
+  const problems: string[] = []
+  const check: SignatureCheck = {
+    position,
+    signature,
+    revision: null,
+    signedBytes: null,
+    documentHash: 'unknown',
+    anchor: 'not-found',
+    payload: 'unchecked',
+    anchorRecord: null,
+    identity: null,
+    valid: false,
+    problems,
+  }
+
+  // The metadata of every revision that lists this signature must agree with the latest one.
+  for (const revision of pdf.revisions) {
+    const listed = revision.metadata?.signatures[position - 1]
+    if (!listed || listed.tx_hash.toLowerCase() !== signature.tx_hash.toLowerCase()) continue
+    check.revision ??= revision.index
+    if (!sameSignature(listed, signature)) {
+      problems.push(`its metadata in revision ${revision.index} differs from the latest revision's`)
+    }
+  }
+
+  if (check.revision === null || check.revision === 0) {
+    problems.push('no incremental revision introduces it, so the signed part of the file is unknown')
+  } else {
+    const start = pdf.revisions[check.revision]!.start
+    check.documentHash = 'mismatch'
+    for (const length of prefixCandidates(pdf.bytes, start)) {
+      // Prefixes are shared between signatures' candidates: hash each length once.
+      const hash = hashes.get(length) ?? sha256Hex(pdf.bytes.subarray(0, length))
+      hashes.set(length, hash)
+      if ((await hash) === signature.doc_hash.toLowerCase()) {
+        check.documentHash = 'match'
+        check.signedBytes = length
+        break
+      }
+    }
+    if (check.documentHash === 'mismatch') {
+      problems.push(`the first ${start} bytes of the file changed since it was signed (document hash mismatch)`)
+    }
+  }
+
+  const record = await options.verify(signature.tx_hash)
+  check.anchorRecord = record
+  if (!record) {
+    problems.push(`no anchor with transaction hash ${signature.tx_hash} exists`)
+  } else {
+    check.anchor = compositeHashesEqual(record.compositeHash, signature.composite_hash) ? 'found' : 'mismatch'
+    if (check.anchor === 'mismatch') problems.push('the composite hash anchored on chain differs from the metadata')
+    const expectedPrevious = previous?.tx_hash ?? ZERO_TX_HASH
+    if (!compositeHashesEqual(record.previousTxHash, expectedPrevious)) {
+      problems.push(
+        previous
+          ? `on chain it follows ${record.previousTxHash}, not the previous signature ${previous.tx_hash}`
+          : `on chain it follows ${record.previousTxHash}, but it is the document's first signature`,
+      )
+    }
+  }
+
+  // Tie the payload (and so the document hash and the signer) to the anchored composite hash.
+  const qrUrl =
+    signature.qr_url ??
+    options.qrUrls?.find((url) => {
+      try {
+        return compositeHashesEqual(parseQrUrl(url).txHash, signature.tx_hash)
+      } catch {
+        return false
+      }
+    })
+  const failures: string[] = []
+  let proven: AnchorPayload | undefined
+  if (record && qrUrl && record.encryptedPayload !== null) {
+    try {
+      const text = await decryptPayload(record.encryptedPayload, parseQrUrl(qrUrl).key)
+      if (!compositeHashesEqual(await compositeHash(text), record.compositeHash)) {
+        failures.push('the stored payload does not hash to the anchored composite hash')
+      } else {
+        const differences = payloadDifferences(text, signature)
+        if (differences.length > 0)
+          failures.push(`the metadata differs from the anchored payload: ${differences.join(', ')}`)
+        else {
+          proven = parseAnchorPayload(text, { requireCanonical: false })
+          check.payload = 'decrypted'
+        }
+      }
+    } catch {
+      failures.push('the stored payload does not decrypt with the key in the QR URL')
+    }
+  }
+  if (record && signature.salt !== null) {
+    try {
+      const rebuilt = await rebuildPayloadFromMetadata(signature)
+      if (compositeHashesEqual(rebuilt.compositeHash, record.compositeHash)) {
+        if (!proven) check.payload = 'rebuilt'
+        proven ??= rebuilt.payload
+      } else failures.push('the payload rebuilt from the metadata does not hash to the anchored composite hash')
+    } catch (error) {
+      failures.push(`the payload cannot be rebuilt from the metadata: ${(error as Error).message}`)
+    }
+  }
+  if (failures.length > 0) {
+    check.payload = 'failed'
+    problems.push(...failures)
+  } else if (record && !proven) {
+    problems.push(
+      qrUrl
+        ? 'the service holds no payload for it and its metadata has no salt, so nothing ties it to the document'
+        : 'its metadata (version 1) has neither QR URL nor salt: give the QR URL printed on the page to check it',
+    )
+  }
+  if (record && proven) {
+    check.identity = await decideIdentity(proven, record.attestation ?? null)
+    if (check.identity.state === 'mismatch') {
+      const { trust, verified } = check.identity.attestation!
+      problems.push(
+        `the signer's identity is not what the service attests (${check.identity.mismatches.join(', ')} differ): ` +
+          `it was anchored by an account signed in with ${trust}${verified ? '' : ' (identity not verified)'}` +
+          (check.identity.mismatches.includes('email') ? `, not by ${proven.s.e}` : ''),
+      )
+    }
+  }
+  check.valid = problems.length === 0
+  return check
+}
+
+/** Reads and checks a PDF. Throws `PdfError` for unreadable files and whatever `verify` throws for lookups. */
+export async function checkSignedPdf(
+  input: Uint8Array | SignedPdf,
+  options: CheckSignedPdfOptions,
+): Promise<PdfCheckResult> {
+  const pdf = input instanceof Uint8Array ? await readSignedPdf(input) : input
+  const problems: string[] = []
+  for (const revision of pdf.revisions) {
+    if (revision.metadataError) {
+      problems.push(`the signature metadata of revision ${revision.index} cannot be read: ${revision.metadataError}`)
+    }
+  }
+  const latest = latestMetadata(pdf)
+  const signatures = latest?.metadata?.signatures ?? []
+  const hashes = new Map<number, Promise<string>>()
+  const checks: SignatureCheck[] = []
+  for (const [i, signature] of signatures.entries()) {
+    checks.push(await checkSignature(pdf, signature, i + 1, signatures[i - 1], options, hashes))
+  }
+  if (signatures.length === 0) problems.push('the PDF has no signatures')
+
+  let unsignedBytes: PdfCheckResult['unsignedBytes'] = null
+  const lastRevision = checks[checks.length - 1]?.revision
+  const signedEnd = lastRevision ? pdf.revisions[lastRevision]!.end : 0
+  if (signatures.length > 0 && signedEnd < pdf.bytes.length) {
+    const laterRevisions = pdf.revisions.filter((revision) => revision.start >= signedEnd).length
+    unsignedBytes = { start: signedEnd, length: pdf.bytes.length - signedEnd, revisions: laterRevisions }
+    problems.push(
+      `${unsignedBytes.length} bytes were added after the last signature` +
+        (laterRevisions > 0 ? ` (${laterRevisions} unsigned revision${laterRevisions > 1 ? 's' : ''})` : ''),
+    )
+  }
+  return {
+    valid: problems.length === 0 && checks.every((check) => check.valid),
+    signatures: checks,
+    revisions: pdf.revisions.map(({ metadata: _, ...revision }) => revision),
+    unsignedBytes,
+    problems,
+  }
+}

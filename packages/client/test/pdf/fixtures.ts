@@ -1,0 +1,71 @@
+// Test PDFs made by qpdf and the system tools that judge the results (qpdf, poppler, zbar): Node only.
+
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'anchor-pdf-'))
+  try {
+    return await fn(dir)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/** Runs qpdf on `input` with `args` and returns the output file. */
+export function qpdfTransform(input: Uint8Array, args: string[]): Promise<Uint8Array> {
+  return withTempDir(async (dir) => {
+    await writeFile(join(dir, 'in.pdf'), input)
+    await run('qpdf', [...args, join(dir, 'in.pdf'), join(dir, 'out.pdf')])
+    return new Uint8Array(await readFile(join(dir, 'out.pdf')))
+  })
+}
+
+/** `qpdf --check`: resolves with its output when the file passes, throws with it when not. */
+export function qpdfCheck(pdf: Uint8Array): Promise<string> {
+  return withTempDir(async (dir) => {
+    await writeFile(join(dir, 'f.pdf'), pdf)
+    const { stdout, stderr } = await run('qpdf', ['--check', join(dir, 'f.pdf')])
+    return stdout + stderr
+  })
+}
+
+/** Renders one page with pdftoppm and decodes every QR code on it with zbarimg. */
+export function scanQrCodes(pdf: Uint8Array, page = 1): Promise<string[]> {
+  return withTempDir(async (dir) => {
+    await writeFile(join(dir, 'f.pdf'), pdf)
+    const p = String(page)
+    await run('pdftoppm', [
+      '-r',
+      '150',
+      '-gray',
+      '-png',
+      '-f',
+      p,
+      '-l',
+      p,
+      '-singlefile',
+      join(dir, 'f.pdf'),
+      join(dir, 'page'),
+    ])
+    try {
+      const { stdout } = await run('zbarimg', [
+        '--quiet',
+        '--raw',
+        '-Sdisable',
+        '-Sqrcode.enable',
+        join(dir, 'page.png'),
+      ])
+      return stdout.split('\n').filter((line) => line !== '')
+    } catch (error) {
+      // zbarimg exits 4 when it finds no code.
+      if ((error as { code?: number }).code === 4) return []
+      throw error
+    }
+  })
+}

@@ -1,0 +1,33 @@
+// Runs the `anchor` command in-process with its own streams, as a terminal would, and collects what it printed.
+import { PassThrough } from 'node:stream'
+import { runAnchorCommand } from '../../../src/cli/anchor-command.ts'
+import { loadCliConfig } from '../../../src/cli/cli-config.ts'
+
+export interface Run {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs `anchor ...argv` with `env` as its environment; `input` is written to stdin once it resolves (login codes). */
+export async function runAnchor(
+  argv: string[],
+  env: Record<string, string>,
+  input?: () => Promise<string>,
+): Promise<Run> {
+  const stdin = new PassThrough()
+  const stdout = new PassThrough()
+  const stderr = new PassThrough()
+  let out = ''
+  let err = ''
+  stdout.on('data', (chunk) => (out += chunk))
+  stderr.on('data', (chunk) => (err += chunk))
+  if (input)
+    input().then(
+      (text) => stdin.end(text),
+      (error) => stdin.destroy(error),
+    )
+  else stdin.end()
+  const code = await runAnchorCommand(argv, { io: { stdin, stdout, stderr }, config: loadCliConfig(env) })
+  return { code, stdout: out, stderr: err }
+}
