@@ -1,6 +1,6 @@
 // A JSON-RPC proxy in front of anvil that records every HTTP round trip, and can play an unreachable chain, a
 // provider throttling its callers, or a connection that fails with the outcome unknown.
-import { createServer, type IncomingMessage } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 export interface RpcCall {
@@ -38,7 +38,15 @@ export const VERIFY_RPC_METHODS = ['eth_getTransactionReceipt'] as const
 
 export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
   const requests: RpcCall[][] = []
-  const server = createServer(async (request, response) => {
+  const server = createServer((request, response) => {
+    // The node may be stopped while a request is still in flight (a test ends, or plays a crash): answer as a
+    // gateway whose upstream went away, instead of leaving a rejection nobody handles.
+    forward(request, response).catch(() => {
+      if (response.headersSent) response.destroy()
+      else response.writeHead(502).end('upstream unavailable')
+    })
+  })
+  const forward = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const body = await readBody(request)
     const parsed = JSON.parse(body) as RpcCall | RpcCall[]
     const calls = (Array.isArray(parsed) ? parsed : [parsed]).map(({ method, params }) => ({ method, params }))
@@ -64,7 +72,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     if (typeof interception === 'object')
       await new Promise((resolve) => setTimeout(resolve, interception.answerAfterMs))
     response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(answer)
-  })
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   const proxy: RpcProxy = {
