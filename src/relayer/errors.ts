@@ -1,7 +1,15 @@
-// Why a relay could not be done; the route maps each to its problem code.
+// Why a relay could not be done: one base with a stable `code`; src/api/domain-problems.ts maps each code to HTTP.
+// A chain that cannot be reached is ChainUnavailableError (src/chain/chain-errors.ts), shared with verification.
 
-export class QuotaExceededError extends Error {
+export type RelayErrorCode = 'ERR_QUOTA_EXCEEDED' | 'ERR_ANCHOR_CONFLICT' | 'ERR_PREVIOUS_NOT_FOUND' | 'ERR_USER_GONE'
+
+export abstract class RelayError extends Error {
+  abstract readonly code: RelayErrorCode
+}
+
+export class QuotaExceededError extends RelayError {
   override name = 'QuotaExceededError'
+  readonly code = 'ERR_QUOTA_EXCEEDED'
   constructor(
     readonly limit: number,
     readonly used: number,
@@ -11,32 +19,30 @@ export class QuotaExceededError extends Error {
   }
 }
 
-export class AnchorConflictError extends Error {
+export class AnchorConflictError extends RelayError {
   override name = 'AnchorConflictError'
+  readonly code = 'ERR_ANCHOR_CONFLICT'
   constructor() {
     super('This composite hash is already anchored with different data or by another user')
   }
 }
 
-export class PreviousNotFoundError extends Error {
+export class PreviousNotFoundError extends RelayError {
   override name = 'PreviousNotFoundError'
+  readonly code = 'ERR_PREVIOUS_NOT_FOUND'
   constructor() {
     super('previousTxHash is neither the zero hash nor an anchor of this contract')
   }
 }
 
 /** The signed-in user was deleted while the request ran: nothing of the request was kept. */
-export class UserGoneError extends Error {
+export class UserGoneError extends RelayError {
   override name = 'UserGoneError'
+  readonly code = 'ERR_USER_GONE'
   constructor() {
     super('This account no longer exists')
   }
 }
 
-/** The chain's RPC failed or refused; nothing of the request was kept. */
-export class ChainUnavailableError extends Error {
-  override name = 'ChainUnavailableError'
-  constructor(detail = 'The blockchain node is unavailable; try again later', options: { cause?: unknown } = {}) {
-    super(detail, options)
-  }
-}
+/** Every relay failure, so a code names its class (`Extract<RelayErrorType, { code: C }>`). */
+export type RelayErrorType = QuotaExceededError | AnchorConflictError | PreviousNotFoundError | UserGoneError

@@ -1,6 +1,16 @@
 // The relayer's Prometheus series: outcomes of relay requests, open anchors, relayer balances.
 import { Counter, Gauge, type Registry } from 'prom-client'
-import type { RelayOutcomeLabel } from './relayer.ts'
+
+/** The `outcome` label of relay_outcomes_total; the failures' labels come from src/api/domain-problems.ts. */
+export type RelayOutcomeLabel =
+  | 'confirmed'
+  | 'pending'
+  | 'duplicate'
+  | 'conflict'
+  | 'quota_exceeded'
+  | 'previous_not_found'
+  | 'user_gone'
+  | 'chain_unavailable'
 
 export interface RelayMetrics {
   outcomes: Counter<'outcome'>

@@ -11,17 +11,12 @@ import {
 } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
 import type { ChainContext } from '../chain/chain-context.ts'
+import { ChainUnavailableError } from '../chain/chain-errors.ts'
 import { documentAnchorsAbi } from '../chain/document-anchors-artifact.ts'
 import type { RelaySettings } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { type BroadcastOutcome, broadcastRaw } from './broadcast.ts'
-import {
-  AnchorConflictError,
-  ChainUnavailableError,
-  PreviousNotFoundError,
-  QuotaExceededError,
-  UserGoneError,
-} from './errors.ts'
+import { AnchorConflictError, PreviousNotFoundError, QuotaExceededError, UserGoneError } from './errors.ts'
 import { FeeOracle, type Fees } from './fees.ts'
 import { GroupCommit } from './group-commit.ts'
 import {
@@ -58,16 +53,6 @@ export interface RelayRequest {
   /** The service's attestation of the relaying account, when the client sent the payload's salt. */
   attestation?: IdentityAttestation | null
 }
-
-export type RelayOutcomeLabel =
-  | 'confirmed'
-  | 'pending'
-  | 'duplicate'
-  | 'conflict'
-  | 'quota_exceeded'
-  | 'previous_not_found'
-  | 'user_gone'
-  | 'chain_unavailable'
 
 export interface RelayResult {
   anchor: AnchorRow

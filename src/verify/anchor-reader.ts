@@ -2,8 +2,8 @@
 import { LRUCache } from 'lru-cache'
 import { type Address, type Hash, TransactionReceiptNotFoundError } from 'viem'
 import type { ChainClient } from '../chain/chain-client.ts'
+import { ChainUnavailableError } from '../chain/chain-errors.ts'
 import { type AnchorRecord, anchorFromReceipt } from './anchor-entry.ts'
-import { ChainUnavailableError } from './errors.ts'
 
 export interface AnchorReaderOptions {
   client: ChainClient

@@ -5,19 +5,14 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { z } from 'zod'
-import {
-  AnchorConflictError,
-  ChainUnavailableError,
-  PreviousNotFoundError,
-  QuotaExceededError,
-  UserGoneError,
-} from '../../relayer/errors.ts'
+import { ChainUnavailableError } from '../../chain/chain-errors.ts'
 import { RelayMonitor } from '../../relayer/monitor.ts'
 import type { AnchorRow } from '../../relayer/outbox.ts'
-import { createRelayMetrics, type RelayMetrics } from '../../relayer/relay-metrics.ts'
-import { Relayer, type RelayOutcomeLabel } from '../../relayer/relayer.ts'
+import { createRelayMetrics, type RelayMetrics, type RelayOutcomeLabel } from '../../relayer/relay-metrics.ts'
+import { Relayer } from '../../relayer/relayer.ts'
 import type { AppInstance } from '../app.ts'
 import type { AuthenticatedUser } from '../authenticate.ts'
+import { domainProblem } from '../domain-problems.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
 
 /** 12-byte IV + 16-byte tag + at least one byte of ciphertext. */
@@ -175,11 +170,13 @@ async function relayEndpoints(app: AppInstance, relayer: Relayer, relayMetrics: 
         reply.code(confirmed ? (created ? 201 : 200) : 202)
         return relayView(anchor)
       } catch (error) {
-        outcome = outcomeOf(error)
+        // Anything else (the database gone, say) stays a chain_unavailable outcome and is answered by the handler.
+        const known = domainProblem(error)
+        outcome = known?.outcome ?? 'chain_unavailable'
         if (error instanceof ChainUnavailableError) {
           request.log.warn({ reason: reasonOf(error.cause) }, 'relay answered 502 CHAIN_UNAVAILABLE')
         }
-        throw toProblem(error)
+        throw known?.problem ?? error
       } finally {
         relayMetrics.count(outcome)
       }
@@ -233,31 +230,6 @@ function relayView(anchor: AnchorRow): z.infer<typeof RelayResponseSchema> {
     previousTxHash: anchor.previousTxHash,
     status: anchor.status === 'confirmed' ? 'confirmed' : 'pending',
   }
-}
-
-function outcomeOf(error: unknown): RelayOutcomeLabel {
-  if (error instanceof QuotaExceededError) return 'quota_exceeded'
-  if (error instanceof AnchorConflictError) return 'conflict'
-  if (error instanceof PreviousNotFoundError) return 'previous_not_found'
-  if (error instanceof UserGoneError) return 'user_gone'
-  return 'chain_unavailable'
-}
-
-function toProblem(error: unknown): unknown {
-  if (error instanceof QuotaExceededError) {
-    return new ProblemError(429, 'QUOTA_EXCEEDED', error.message, {
-      extensions: { limit: error.limit, used: error.used, resetsAt: error.resetsAt.toISOString() },
-      headers: { 'retry-after': String(Math.max(1, Math.ceil((error.resetsAt.getTime() - Date.now()) / 1000))) },
-    })
-  }
-  if (error instanceof AnchorConflictError) return new ProblemError(409, 'ANCHOR_CONFLICT', error.message)
-  if (error instanceof PreviousNotFoundError) return new ProblemError(422, 'PREVIOUS_NOT_FOUND', error.message)
-  if (error instanceof UserGoneError) {
-    return new ProblemError(401, 'UNAUTHENTICATED', error.message, { headers: { 'www-authenticate': 'Bearer' } })
-  }
-  // No cause attached: the node's error text can carry the RPC URL, and with it a provider's API key.
-  if (error instanceof ChainUnavailableError) return new ProblemError(502, 'CHAIN_UNAVAILABLE', error.message)
-  return error
 }
 
 /** Why the node failed, without its URL: viem's short message and the node's own words only. */

@@ -1,0 +1,61 @@
+// The one table from domain error codes to HTTP: status, problem code (the title follows the status), what the body
+// carries besides the error's message, and the failure's label on the domain's outcome metric. Routes look errors up
+// here instead of keeping instanceof ladders of their own.
+import { ChainError, type ChainErrorType } from '../chain/chain-errors.ts'
+import { RelayError, type RelayErrorType } from '../relayer/errors.ts'
+import type { RelayOutcomeLabel } from '../relayer/relay-metrics.ts'
+import { type ProblemCode, ProblemError } from './problem.ts'
+
+type DomainErrorType = ChainErrorType | RelayErrorType
+type DomainErrorCode = DomainErrorType['code']
+
+interface ProblemMapping<E extends DomainErrorType> {
+  status: number
+  problem: ProblemCode
+  /** The label of relay_outcomes_total for a relay that ended with this error. */
+  outcome: RelayOutcomeLabel
+  /** Extensions and headers the problem carries besides the error's message. */
+  extras?: (error: E) => { extensions?: Record<string, unknown>; headers?: Record<string, string> }
+}
+
+const DOMAIN_PROBLEMS: { [C in DomainErrorCode]: ProblemMapping<Extract<DomainErrorType, { code: C }>> } = {
+  // Chain (src/chain/chain-errors.ts). No cause attached: the node's error text can carry the RPC URL, and with it a
+  // provider's API key.
+  ERR_CHAIN_UNAVAILABLE: { status: 502, problem: 'CHAIN_UNAVAILABLE', outcome: 'chain_unavailable' },
+
+  // Relay (src/relayer/errors.ts)
+  ERR_QUOTA_EXCEEDED: {
+    status: 429,
+    problem: 'QUOTA_EXCEEDED',
+    outcome: 'quota_exceeded',
+    extras: (error) => ({
+      extensions: { limit: error.limit, used: error.used, resetsAt: error.resetsAt.toISOString() },
+      headers: { 'retry-after': String(Math.max(1, Math.ceil((error.resetsAt.getTime() - Date.now()) / 1000))) },
+    }),
+  },
+  ERR_ANCHOR_CONFLICT: { status: 409, problem: 'ANCHOR_CONFLICT', outcome: 'conflict' },
+  ERR_PREVIOUS_NOT_FOUND: { status: 422, problem: 'PREVIOUS_NOT_FOUND', outcome: 'previous_not_found' },
+  ERR_USER_GONE: {
+    status: 401,
+    problem: 'UNAUTHENTICATED',
+    outcome: 'user_gone',
+    extras: () => ({ headers: { 'www-authenticate': 'Bearer' } }),
+  },
+
+  // Verify (src/verify/errors.ts): its codes join here, with its own outcome labels, once its errors carry them.
+}
+
+export interface DomainProblem {
+  problem: ProblemError
+  outcome: RelayOutcomeLabel
+}
+
+/** The problem and metric label of a domain error; undefined for any other error (the error handler answers it). */
+export function domainProblem(error: unknown): DomainProblem | undefined {
+  if (!(error instanceof ChainError || error instanceof RelayError)) return undefined
+  const known = error as DomainErrorType
+  // The table pairs each code with its own class; indexing by a union of codes cannot show that to the compiler.
+  const mapping = DOMAIN_PROBLEMS[known.code] as ProblemMapping<DomainErrorType>
+  const problem = new ProblemError(mapping.status, mapping.problem, known.message, mapping.extras?.(known))
+  return { problem, outcome: mapping.outcome }
+}
