@@ -2,7 +2,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Database } from '../db/database.ts'
 import { anchorUsage, users } from '../db/schema.ts'
-import { quotaPeriod } from '../relayer/outbox.ts'
+import { quotaPeriod } from '../relayer/outbox/reservations.ts'
 import type { TrustProvider } from './jwt.ts'
 
 export interface PublicUser {

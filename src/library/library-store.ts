@@ -1,9 +1,11 @@
 // The cloud library in the database: an atomic last-write-wins sync in a fixed number of batched statements, and
 // reads answered as JSON text joined from the rows' fields, without re-serializing whole objects.
 
-import { type SQL, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import type { LibraryLimits } from '../config.ts'
 import type { Database } from '../db/database.ts'
+// Aliased: these functions name their results `rows`.
+import { type Executor, rows as query } from '../db/sql-rows.ts'
 import type {
   ItemDeletion,
   LibraryChanges,
@@ -34,8 +36,6 @@ export interface LibraryStatus {
   snippets: number
   updatedAt: string | null
 }
-
-type Executor = Pick<Database, 'execute'>
 
 const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
 const iso = (column: string) => sql.raw(`to_char(${column} AT TIME ZONE 'UTC', ${ISO_MS})`)
@@ -312,10 +312,4 @@ export async function deleteLibrary(db: Database, userId: string): Promise<void>
     await tx.execute(sql`DELETE FROM cloud_signatures WHERE user_id = ${userId}`)
     await tx.execute(sql`DELETE FROM cloud_text_snippets WHERE user_id = ${userId}`)
   })
-}
-
-/** Rows of a raw statement: node-postgres and PGlite both answer `{ rows }`. */
-async function query<T>(db: Executor, statement: SQL): Promise<T[]> {
-  const result = (await db.execute(statement)) as unknown as { rows: T[] }
-  return result.rows
 }

@@ -10,10 +10,10 @@ import {
   type OpenTransaction,
   openTransactions,
   recentConfirmed,
-  reissueAnchor,
   reopenMined,
   unsignedAnchors,
-} from './outbox.ts'
+} from './outbox/monitor-queries.ts'
+import { reissueAnchor } from './outbox/reservations.ts'
 import type { Relayer } from './relayer.ts'
 import { drainingRelayers } from './relayer-drains.ts'
 import { resign, signCall } from './signing.ts'

@@ -21,24 +21,24 @@ import { FeeOracle, type Fees } from './fees.ts'
 import { GroupCommit } from './group-commit.ts'
 import {
   type AnchorRow,
-  type Attachment,
-  attachSigned,
-  ensureNonceRow,
   findAnchorByCompositeHash,
   findAnchorById,
   isConfirmedAnchor,
   type Mined,
   markMined,
+  UNSIGNED_PREFIX,
+} from './outbox/anchors.ts'
+import { ensureNonceRow, resyncNonce, type Slot } from './outbox/nonces.ts'
+import {
+  type Attachment,
+  attachSigned,
   type NewAnchor,
   quotaPeriod,
   type ReserveResult,
   reissueAnchor,
   reserveAnchors,
-  resyncNonce,
-  type Slot,
-  UNSIGNED_PREFIX,
   withdrawAnchor,
-} from './outbox.ts'
+} from './outbox/reservations.ts'
 import { ReceiptWatcher } from './receipt-watcher.ts'
 import { RelayerPool, type RelayLogger } from './relayer-pool.ts'
 import { anchorCallData, signCall, signFiller } from './signing.ts'

@@ -3,7 +3,13 @@ import { type Address, encodeFunctionData, type Hex, keccak256, parseTransaction
 import type { LocalAccount } from 'viem/accounts'
 import { documentAnchorsAbi } from '../chain/document-anchors-artifact.ts'
 import type { Fees } from './fees.ts'
-import type { SignedTransaction } from './outbox.ts'
+
+/** A transaction signed by a relayer key, with the hash stored before it is broadcast. */
+export interface SignedTransaction {
+  raw: Hex
+  hash: Hex
+  fees: Fees
+}
 
 const TRANSFER_GAS = 21_000n
 

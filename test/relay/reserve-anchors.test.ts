@@ -5,14 +5,9 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Database } from '../../src/db/database.ts'
 import { users } from '../../src/db/schema.ts'
-import {
-  ensureNonceRow,
-  type NewAnchor,
-  quotaPeriod,
-  reserveAnchors,
-  type Slot,
-  UNSIGNED_PREFIX,
-} from '../../src/relayer/outbox.ts'
+import { UNSIGNED_PREFIX } from '../../src/relayer/outbox/anchors.ts'
+import { ensureNonceRow, type Slot } from '../../src/relayer/outbox/nonces.ts'
+import { type NewAnchor, quotaPeriod, reserveAnchors } from '../../src/relayer/outbox/reservations.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
 import { query, randomHash, ZERO } from './relay-helpers.ts'
 

@@ -1,0 +1,87 @@
+// Reading and confirming anchors: the rows the relay answers with, and the batch that records mined transactions.
+import type { IdentityAttestation } from '@docanchor/client'
+import { sql } from 'drizzle-orm'
+import type { Database } from '../../db/database.ts'
+import { rows } from '../../db/sql-rows.ts'
+
+export interface AnchorRow {
+  id: string
+  txHash: string
+  compositeHash: string
+  previousTxHash: string
+  encryptedPayload: string
+  userId: string | null
+  status: 'pending' | 'confirmed' | 'failed'
+  blockNumber: number | null
+  relayerAddress: string
+  nonce: number
+  /** The service's attestation of the relaying account; null when the relay sent no salt. */
+  attestation: IdentityAttestation | null
+  createdAt: Date
+}
+
+/** The tx_hash an anchor holds between its reservation and its signed transaction: never a real hash. */
+export const UNSIGNED_PREFIX = 'unsigned:'
+
+export async function findAnchorByCompositeHash(db: Database, compositeHash: string): Promise<AnchorRow | undefined> {
+  const [row] = await rows(db, sql`SELECT * FROM anchors WHERE composite_hash = ${compositeHash}`)
+  return row ? toAnchor(row) : undefined
+}
+
+export async function findAnchorById(db: Database, id: string): Promise<AnchorRow | undefined> {
+  const [row] = await rows(db, sql`SELECT * FROM anchors WHERE id = ${id}`)
+  return row ? toAnchor(row) : undefined
+}
+
+export async function isConfirmedAnchor(db: Database, txHash: string): Promise<boolean> {
+  const [row] = await rows(db, sql`SELECT 1 AS ok FROM anchors WHERE tx_hash = ${txHash} AND status = 'confirmed'`)
+  return row !== undefined
+}
+
+export interface Mined {
+  anchorId: string
+  txHash: string
+  blockNumber: number
+  reverted: boolean
+}
+
+/**
+ * Records the mined transactions of anchors (adopting whichever of an anchor's hashes got mined) in one call of
+ * `mark_mined`; the anchors as they are now, in order (undefined for one that no longer exists).
+ */
+export async function markMined(db: Database, mined: Mined[]): Promise<(AnchorRow | undefined)[]> {
+  if (mined.length === 0) return []
+  const items = mined.map(({ anchorId, txHash, blockNumber, reverted }) => ({
+    anchorId,
+    txHash,
+    blockNumber,
+    status: reverted ? 'failed' : 'confirmed',
+  }))
+  const updated = await rows(db, sql`SELECT * FROM mark_mined(${JSON.stringify(items)}::jsonb)`)
+  const byId = new Map(updated.map((row) => [String(row.id), toAnchor(row)]))
+  return mined.map((m) => byId.get(m.anchorId))
+}
+
+export function toAnchor(r: Record<string, unknown>): AnchorRow {
+  return {
+    id: String(r.id),
+    txHash: String(r.tx_hash),
+    compositeHash: String(r.composite_hash),
+    previousTxHash: String(r.previous_tx_hash),
+    encryptedPayload: String(r.encrypted_payload),
+    userId: r.user_id === null ? null : String(r.user_id),
+    status: r.status as AnchorRow['status'],
+    blockNumber: r.block_number === null ? null : Number(r.block_number),
+    relayerAddress: String(r.relayer_address),
+    nonce: Number(r.nonce),
+    attestation:
+      r.identity_commitment === null || r.identity_commitment === undefined
+        ? null
+        : {
+            trust: r.attested_trust as IdentityAttestation['trust'],
+            verified: Boolean(r.attested_verified),
+            identityCommitment: String(r.identity_commitment),
+          },
+    createdAt: new Date(r.created_at as string),
+  }
+}

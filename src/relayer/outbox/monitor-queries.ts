@@ -1,0 +1,132 @@
+// What the monitor reads and writes in the outbox: its work lists (open transactions, unsigned reservations, recent
+// confirmations) and the state changes of re-sending, replacing and reopening transactions.
+import { sql } from 'drizzle-orm'
+import type { Address, Hex } from 'viem'
+import type { Database } from '../../db/database.ts'
+import { rows } from '../../db/sql-rows.ts'
+import type { Fees } from '../fees.ts'
+import type { SignedTransaction } from '../signing.ts'
+import { UNSIGNED_PREFIX } from './anchors.ts'
+import type { Slot } from './nonces.ts'
+
+/** Anchors reserved but never signed (their request died in between), older than `olderThanMs`. */
+export async function unsignedAnchors(
+  db: Database,
+  chainId: number,
+  olderThanMs: number,
+): Promise<{ id: string; relayer: Address; nonce: number; compositeHash: Hex; previousTxHash: Hex }[]> {
+  const found = await rows(
+    db,
+    sql`SELECT id, relayer_address, nonce, composite_hash, previous_tx_hash FROM anchors
+        WHERE chain_id = ${chainId} AND status = 'pending' AND tx_hash LIKE ${`${UNSIGNED_PREFIX}%`}
+          AND created_at < now() - make_interval(secs => ${olderThanMs / 1000})`,
+  )
+  return found.map((r) => ({
+    id: String(r.id),
+    relayer: r.relayer_address as Address,
+    nonce: Number(r.nonce),
+    compositeHash: r.composite_hash as Hex,
+    previousTxHash: r.previous_tx_hash as Hex,
+  }))
+}
+
+export async function markFillerDone(db: Database, txHash: string, status: 'mined' | 'failed'): Promise<void> {
+  await db.execute(sql`UPDATE relay_transactions SET status = ${status} WHERE tx_hash = ${txHash}`)
+}
+
+/**
+ * Claims a transaction only the relay request has sent so far ('signed') before anyone else sends it: a request whose
+ * send failed withdraws its anchor only while nothing was claimed, so a transaction is never both re-sent and undone.
+ * False when the request withdrew it (or a relay reused a filler's nonce) first.
+ */
+export async function claimForBroadcast(db: Database, txHash: string): Promise<boolean> {
+  const claimed = await rows(
+    db,
+    sql`UPDATE relay_transactions SET status = 'broadcast', broadcast_at = now()
+        WHERE tx_hash = ${txHash} AND status = 'signed' RETURNING 1`,
+  )
+  return claimed.length > 0
+}
+
+/** Stores a fee-bumped replacement before it is broadcast; the anchor shows the newest (provisional) hash. */
+export async function addReplacement(
+  db: Database,
+  slot: Slot,
+  params: { anchorId: string | null; nonce: number },
+  signed: SignedTransaction,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(
+      sql`INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
+                                          max_fee_per_gas, max_priority_fee_per_gas, status, broadcast_at)
+          VALUES (${signed.hash}, ${params.anchorId}, ${slot.chainId}, ${slot.relayer}, ${params.nonce}, ${signed.raw},
+                  ${signed.fees.maxFeePerGas.toString()}, ${signed.fees.maxPriorityFeePerGas.toString()},
+                  'broadcast', now())`,
+    )
+    if (params.anchorId !== null) {
+      await tx.execute(
+        sql`UPDATE anchors SET tx_hash = ${signed.hash}, updated_at = now()
+            WHERE id = ${params.anchorId} AND status = 'pending'`,
+      )
+    }
+  })
+}
+
+export interface OpenTransaction {
+  txHash: Hex
+  anchorId: string | null
+  anchorStatus: 'pending' | 'confirmed' | 'failed' | null
+  relayer: Address
+  nonce: number
+  raw: Hex
+  fees: Fees
+  status: 'signed' | 'broadcast'
+  createdAt: Date
+}
+
+/** Every transaction not yet known mined or replaced, oldest nonce first: the monitor's work list. */
+export async function openTransactions(db: Database, chainId: number): Promise<OpenTransaction[]> {
+  const found = await rows(
+    db,
+    sql`SELECT r.tx_hash, r.anchor_id, a.status AS anchor_status, r.relayer_address, r.nonce, r.raw_transaction,
+               r.max_fee_per_gas, r.max_priority_fee_per_gas, r.status, r.created_at
+        FROM relay_transactions r LEFT JOIN anchors a ON a.id = r.anchor_id
+        WHERE r.chain_id = ${chainId} AND r.status IN ('signed', 'broadcast')
+        ORDER BY r.relayer_address, r.nonce, r.created_at`,
+  )
+  return found.map((r) => ({
+    txHash: r.tx_hash as Hex,
+    anchorId: r.anchor_id === null ? null : String(r.anchor_id),
+    anchorStatus: (r.anchor_status ?? null) as OpenTransaction['anchorStatus'],
+    relayer: r.relayer_address as Address,
+    nonce: Number(r.nonce),
+    raw: r.raw_transaction as Hex,
+    fees: {
+      maxFeePerGas: BigInt(String(r.max_fee_per_gas)),
+      maxPriorityFeePerGas: BigInt(String(r.max_priority_fee_per_gas)),
+    },
+    status: r.status as OpenTransaction['status'],
+    createdAt: new Date(r.created_at as string),
+  }))
+}
+
+export interface RecentConfirmed {
+  anchorId: string
+  txHash: Hex
+  blockNumber: number
+}
+
+/** Confirmed anchors recent enough that a reorg could still remove them. */
+export async function recentConfirmed(db: Database, chainId: number, sinceBlock: number): Promise<RecentConfirmed[]> {
+  const found = await rows(
+    db,
+    sql`SELECT id, tx_hash, block_number FROM anchors
+        WHERE chain_id = ${chainId} AND status = 'confirmed' AND block_number >= ${sinceBlock}`,
+  )
+  return found.map((r) => ({ anchorId: String(r.id), txHash: r.tx_hash as Hex, blockNumber: Number(r.block_number) }))
+}
+
+/** Puts a confirmed anchor's mined transaction back on the open list after a reorg removed it (same hash). */
+export async function reopenMined(db: Database, txHash: string): Promise<void> {
+  await db.execute(sql`UPDATE relay_transactions SET status = 'broadcast' WHERE tx_hash = ${txHash}`)
+}

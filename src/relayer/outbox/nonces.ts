@@ -1,0 +1,87 @@
+// The nonce authority's side of the outbox: the relayer's nonce row, and fillers that keep a nonce no anchor holds.
+import { sql } from 'drizzle-orm'
+import type { Address } from 'viem'
+import type { Database } from '../../db/database.ts'
+import { type Executor, rows } from '../../db/sql-rows.ts'
+import type { SignedTransaction } from '../signing.ts'
+
+/** One relayer key on one chain: the key of its nonce row, and of everything it signs. */
+export interface Slot {
+  chainId: number
+  relayer: Address
+}
+
+/** The nonce authority (`take_nonce` in drizzle/0001_relay_functions.sql): a reused filler's nonce, else a fresh one. */
+export async function takeNonce(tx: Executor, slot: Slot): Promise<number> {
+  const [taken] = await rows(tx, sql`SELECT take_nonce(${slot.chainId}, ${slot.relayer}) AS nonce`)
+  return Number(taken!.nonce)
+}
+
+/** Creates the relayer's nonce row from the chain's count the first time this relayer is used on this chain. */
+export async function ensureNonceRow(db: Database, slot: Slot, chainPendingCount: number): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO relayer_nonces (chain_id, relayer_address, next_nonce)
+        VALUES (${slot.chainId}, ${slot.relayer}, ${chainPendingCount})
+        ON CONFLICT DO NOTHING`,
+  )
+}
+
+/** Stores a filler: a signed self-transfer that keeps a nonce no anchor holds, so the chain never waits on a gap. */
+export async function insertFiller(tx: Executor, slot: Slot, nonce: number, signed: SignedTransaction): Promise<void> {
+  await tx.execute(
+    sql`INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
+                                        max_fee_per_gas, max_priority_fee_per_gas)
+        VALUES (${signed.hash}, NULL, ${slot.chainId}, ${slot.relayer}, ${nonce}, ${signed.raw},
+                ${signed.fees.maxFeePerGas.toString()}, ${signed.fees.maxPriorityFeePerGas.toString()})`,
+  )
+}
+
+/**
+ * Brings the nonce row in line with the chain: up to the chain's count when the key was used elsewhere (never below
+ * it), and a filler for every nonce handed out that has no transaction at all, so the chain never waits on a gap.
+ */
+export async function resyncNonce(
+  db: Database,
+  slot: Slot,
+  chain: { latest: number; pending: number },
+  signFiller: (nonce: number) => Promise<SignedTransaction>,
+): Promise<{ raisedTo?: number; filled: number[] }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(
+      sql`INSERT INTO relayer_nonces (chain_id, relayer_address, next_nonce)
+          VALUES (${slot.chainId}, ${slot.relayer}, ${chain.pending}) ON CONFLICT DO NOTHING`,
+    )
+    const [row] = await rows(
+      tx,
+      sql`SELECT next_nonce FROM relayer_nonces
+          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} FOR UPDATE`,
+    )
+    const next = Number(row?.next_nonce)
+    if (next < chain.pending) {
+      await tx.execute(
+        sql`UPDATE relayer_nonces SET next_nonce = ${chain.pending}, updated_at = now()
+            WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}`,
+      )
+      return { raisedTo: chain.pending, filled: [] }
+    }
+    // A nonce is held by a transaction, or by an anchor reserved but not yet signed.
+    const known = await rows(
+      tx,
+      sql`SELECT nonce FROM relay_transactions
+          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
+            AND nonce >= ${chain.latest} AND nonce < ${next}
+          UNION
+          SELECT nonce FROM anchors
+          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
+            AND nonce >= ${chain.latest} AND nonce < ${next}`,
+    )
+    const have = new Set(known.map((r) => Number(r.nonce)))
+    const filled: number[] = []
+    for (let nonce = chain.latest; nonce < next; nonce++) {
+      if (have.has(nonce)) continue
+      await insertFiller(tx, slot, nonce, await signFiller(nonce))
+      filled.push(nonce)
+    }
+    return { filled }
+  })
+}
