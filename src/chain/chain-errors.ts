@@ -17,3 +17,13 @@ export class ChainUnavailableError extends ChainError {
 
 /** Every chain failure, so a code names its class. */
 export type ChainErrorType = ChainUnavailableError
+
+/** Runs a chain call whose failure means the work cannot go ahead: any failure becomes ChainUnavailableError. */
+export async function orChainUnavailable<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof ChainUnavailableError) throw error
+    throw new ChainUnavailableError(undefined, { cause: error })
+  }
+}

@@ -35,3 +35,17 @@ export class GroupCommit<T, R> {
     }
   }
 }
+
+/** The batcher of one key (a relayer's slot, say): batches never mix keys. */
+export function groupFor<T, R>(
+  groups: Map<string, GroupCommit<T, R>>,
+  key: string,
+  write: (items: T[]) => Promise<R[]>,
+): GroupCommit<T, R> {
+  let group = groups.get(key)
+  if (!group) {
+    group = new GroupCommit(write)
+    groups.set(key, group)
+  }
+  return group
+}

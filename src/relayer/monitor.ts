@@ -2,7 +2,9 @@
 // bumped fees, adopts whichever hash of a nonce got mined, re-sends after reorgs, fills nonce gaps. It reads all of its
 // work from the database, so after a restart (or in another process) it picks up everything still open.
 import type { Address, TransactionReceipt } from 'viem'
-import { broadcastRaw } from './broadcast.ts'
+import { recordReceipt } from './actions/record-receipt.ts'
+import { resync } from './actions/resync.ts'
+import { signAndAttach } from './actions/sign-and-attach.ts'
 import {
   addReplacement,
   claimForBroadcast,
@@ -14,9 +16,10 @@ import {
   unsignedAnchors,
 } from './outbox/monitor-queries.ts'
 import { reissueAnchor } from './outbox/reservations.ts'
-import type { Relayer } from './relayer.ts'
+import { accountOf, type RelayContext, slotOf } from './relay-context.ts'
 import { drainingRelayers } from './relayer-drains.ts'
-import { resign, signCall } from './signing.ts'
+import { broadcastRaw } from './send-raw.ts'
+import { resign } from './signing.ts'
 
 /** A live request stores its signed transaction milliseconds after the reservation; this is long past that. */
 const ABANDONED_AFTER_MS = 5_000
@@ -34,7 +37,7 @@ export class RelayMonitor {
   private alerted = new Set<string>()
 
   constructor(
-    private readonly relayer: Relayer,
+    private readonly context: RelayContext,
     private readonly options: MonitorOptions,
   ) {}
 
@@ -61,7 +64,7 @@ export class RelayMonitor {
   tick(): Promise<void> {
     this.running ??= this.pass()
       .catch((error: unknown) => {
-        this.relayer.deps.log.warn({ err: errorSummary(error) }, 'relay monitor pass failed; retrying next pass')
+        this.context.log.warn({ err: errorSummary(error) }, 'relay monitor pass failed; retrying next pass')
       })
       .finally(() => {
         this.running = undefined
@@ -70,18 +73,18 @@ export class RelayMonitor {
   }
 
   private async pass(): Promise<void> {
-    const { relayer } = this
-    const { client } = relayer.deps.chain
-    await relayer.pool.refreshBalances().catch(() => {})
-    relayer.pool.setDraining(await drainingRelayers(relayer.deps.db, relayer.chainId))
-    for (const { account, address } of relayer.pool.all) {
+    const { context } = this
+    const { client, chainId } = context.chain
+    await context.pool.refreshBalances().catch(() => {})
+    context.pool.setDraining(await drainingRelayers(context.db, chainId))
+    for (const { account, address } of context.pool.all) {
       if (this.resynced.has(address)) continue
-      await relayer.resync(relayer.slot(address), account)
+      await resync(context, slotOf(context, address), account)
       this.resynced.add(address)
     }
 
     await this.signAbandonedReservations()
-    const open = await openTransactions(relayer.deps.db, relayer.chainId)
+    const open = await openTransactions(context.db, chainId)
     this.options.onPending?.(new Set(open.filter((t) => t.anchorId !== null).map((t) => t.anchorId)).size)
     const head = await client.getBlockNumber({ cacheTime: 0 })
     const groups = groupByNonce(open)
@@ -89,7 +92,7 @@ export class RelayMonitor {
     const latestCounts = new Map<Address, number>()
     await Promise.all(
       [...relayers].map(async (address) => {
-        const account = relayer.account(address)
+        const account = accountOf(context, address)
         if (!account) return
         latestCounts.set(address, await client.getTransactionCount({ address: account.address, blockTag: 'latest' }))
       }),
@@ -103,23 +106,20 @@ export class RelayMonitor {
         ...groups.filter((g) => g.relayer === group.relayer && g.txs[0]!.anchorId !== null).map((g) => g.nonce),
       )
       const atCap = await this.settle(group, head, latestCount, highestAnchorNonce).catch((error: unknown) => {
-        relayer.deps.log.warn(
-          { err: errorSummary(error), nonce: group.nonce },
-          'relay monitor could not settle a nonce',
-        )
+        context.log.warn({ err: errorSummary(error), nonce: group.nonce }, 'relay monitor could not settle a nonce')
         return false
       })
       if (atCap) jammed.add(group.relayer)
     }
-    for (const { address } of relayer.pool.all) relayer.pool.setJammed(address, jammed.has(address))
+    for (const { address } of context.pool.all) context.pool.setJammed(address, jammed.has(address))
     await this.watchReorgs(head)
   }
 
   /** Settles one nonce; true when its transaction is stuck at the fee cap. */
   private async settle(group: NonceGroup, head: bigint, latestCount: number, highestAnchorNonce: number) {
-    const { relayer } = this
-    const { client } = relayer.deps.chain
-    const { settings, log, db } = relayer.deps
+    const { context } = this
+    const { client } = context.chain
+    const { settings, log, db } = context
     const anchorId = group.txs[0]!.anchorId
     const receipts = await Promise.all(
       group.txs.map((t) => client.getTransactionReceipt({ hash: t.txHash }).catch(() => null)),
@@ -128,13 +128,13 @@ export class RelayMonitor {
     if (mined) {
       if (head - mined.blockNumber + 1n < BigInt(settings.confirmations)) return false
       if (anchorId === null) await markFillerDone(db, mined.transactionHash.toLowerCase(), 'mined')
-      else await relayer.recordReceipt(anchorId, mined)
+      else await recordReceipt(context, anchorId, mined)
       return false
     }
 
-    const account = relayer.account(group.relayer)
+    const account = accountOf(context, group.relayer)
     if (!account) return false
-    const slot = relayer.slot(group.relayer)
+    const slot = slotOf(context, group.relayer)
     if (latestCount > group.nonce) {
       // Mined, but none of our hashes: something else used this nonce. The anchor moves to a fresh nonce.
       if (anchorId === null) {
@@ -146,7 +146,7 @@ export class RelayMonitor {
         return false
       }
       log.warn({ anchorId, nonce: group.nonce }, 'nonce used by another transaction: re-signing the anchor')
-      const fees = await relayer.fees.current()
+      const fees = await context.fees.current()
       const { tx } = await reissueAnchor(db, slot, anchorId, (nonce) =>
         resign(account, newestOf(group).raw, fees, nonce),
       )
@@ -174,7 +174,7 @@ export class RelayMonitor {
     } else if (age < settings.stuckAfterMs) return false
     // A confirmed anchor back on the open list was reorged out: only ever re-send its very transaction.
     if (group.txs.some((t) => t.anchorStatus === 'confirmed')) return false
-    if (newest.fees.maxFeePerGas >= relayer.fees.cap) {
+    if (newest.fees.maxFeePerGas >= context.fees.cap) {
       if (!this.alerted.has(newest.txHash)) {
         this.alerted.add(newest.txHash)
         log.error(
@@ -185,10 +185,10 @@ export class RelayMonitor {
       await broadcastRaw(client, newest.raw)
       return true
     }
-    const current = await relayer.fees.current().catch(() => newest.fees)
-    const bumped = await resign(account, newest.raw, relayer.fees.bump(newest.fees, settings.feeBumpPercent, current))
+    const current = await context.fees.current().catch(() => newest.fees)
+    const bumped = await resign(account, newest.raw, context.fees.bump(newest.fees, settings.feeBumpPercent, current))
     await addReplacement(db, slot, { anchorId, nonce: group.nonce }, bumped)
-    relayer.watcher.follow(newest.txHash, bumped.hash)
+    context.watcher.follow(newest.txHash, bumped.hash)
     const outcome = await broadcastRaw(client, bumped.raw)
     log.info(
       { nonce: group.nonce, txHash: bumped.hash, replaces: newest.txHash, outcome },
@@ -202,29 +202,27 @@ export class RelayMonitor {
    * nothing will ever send: sign and send it here, so the nonces after it are not stuck behind a gap.
    */
   private async signAbandonedReservations(): Promise<void> {
-    const { relayer } = this
-    const abandoned = await unsignedAnchors(relayer.deps.db, relayer.chainId, ABANDONED_AFTER_MS)
+    const { context } = this
+    const abandoned = await unsignedAnchors(context.db, context.chain.chainId, ABANDONED_AFTER_MS)
     for (const anchor of abandoned) {
-      const account = relayer.account(anchor.relayer)
+      const account = accountOf(context, anchor.relayer)
       // A token key out of rotation cannot sign yet: its reservation waits for the key to answer again.
-      if (!account || !(relayer.deps.chain.signerHealth?.isUp(anchor.relayer) ?? true)) continue
-      const fees = await relayer.fees.current()
-      const call = relayer.anchorCall(anchor.compositeHash, anchor.previousTxHash)
-      const signed = await signCall(account, { ...call, nonce: anchor.nonce }, fees)
-      const slot = relayer.slot(anchor.relayer)
-      if (!(await relayer.attach(slot, { anchorId: anchor.id, nonce: anchor.nonce, signed }))) continue
-      if (!(await claimForBroadcast(relayer.deps.db, signed.hash))) continue
-      relayer.deps.log.warn({ anchorId: anchor.id, nonce: anchor.nonce }, 'signed an anchor its request left unsigned')
-      await broadcastRaw(relayer.deps.chain.client, signed.raw)
+      if (!account || !(context.chain.signerHealth?.isUp(anchor.relayer) ?? true)) continue
+      const fees = await context.fees.current()
+      const slot = slotOf(context, anchor.relayer)
+      const signed = await signAndAttach(context, slot, account, { ...anchor, anchorId: anchor.id }, fees)
+      if (!signed || !(await claimForBroadcast(context.db, signed.hash))) continue
+      context.log.warn({ anchorId: anchor.id, nonce: anchor.nonce }, 'signed an anchor its request left unsigned')
+      await broadcastRaw(context.chain.client, signed.raw)
     }
   }
 
   /** Confirmed anchors whose block no longer holds their transaction: re-record or re-send the same transaction. */
   private async watchReorgs(head: bigint): Promise<void> {
-    const { relayer } = this
-    const { client } = relayer.deps.chain
-    const since = Number(head) - relayer.deps.settings.reorgWatchBlocks
-    const recent = await recentConfirmed(relayer.deps.db, relayer.chainId, Math.max(0, since))
+    const { context } = this
+    const { client } = context.chain
+    const since = Number(head) - context.settings.reorgWatchBlocks
+    const recent = await recentConfirmed(context.db, context.chain.chainId, Math.max(0, since))
     const byBlock = new Map<number, typeof recent>()
     for (const anchor of recent) byBlock.set(anchor.blockNumber, [...(byBlock.get(anchor.blockNumber) ?? []), anchor])
     await Promise.all(
@@ -235,14 +233,11 @@ export class RelayMonitor {
           if (included.has(anchor.txHash)) continue
           const receipt = await client.getTransactionReceipt({ hash: anchor.txHash }).catch(() => null)
           if (receipt) {
-            await relayer.recordReceipt(anchor.anchorId, receipt)
+            await recordReceipt(context, anchor.anchorId, receipt)
             continue
           }
-          relayer.deps.log.warn(
-            { txHash: anchor.txHash },
-            'confirmed anchor reorged out: re-sending the same transaction',
-          )
-          await reopenMined(relayer.deps.db, anchor.txHash)
+          context.log.warn({ txHash: anchor.txHash }, 'confirmed anchor reorged out: re-sending the same transaction')
+          await reopenMined(context.db, anchor.txHash)
         }
       }),
     )

@@ -8,6 +8,7 @@ import type { Database } from '../../src/db/database.ts'
 import { RelayMonitor } from '../../src/relayer/monitor.ts'
 import type { Slot } from '../../src/relayer/outbox/nonces.ts'
 import { type NewAnchor, quotaPeriod, reserveAnchors, withdrawAnchor } from '../../src/relayer/outbox/reservations.ts'
+import { slotOf } from '../../src/relayer/relay-context.ts'
 import { RelayerPool } from '../../src/relayer/relayer-pool.ts'
 import { signFiller } from '../../src/relayer/signing.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
@@ -49,7 +50,7 @@ async function chainNonce(t: TestApp): Promise<number> {
 describe('relay monitor recovery', () => {
   let t: TestApp
   let user: SignedInUser
-  const slot = () => t.app.relayer.slot(t.testChain.account(0).address)
+  const slot = () => slotOf(t.app.relayer, t.testChain.account(0).address)
 
   beforeAll(async () => {
     t = await createTestApp({ env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_WAIT_MS: '300' } })

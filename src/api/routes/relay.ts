@@ -7,9 +7,10 @@ import fp from 'fastify-plugin'
 import { z } from 'zod'
 import { ChainUnavailableError } from '../../chain/chain-errors.ts'
 import { RelayMonitor } from '../../relayer/monitor.ts'
-import type { AnchorRow } from '../../relayer/outbox/anchors.ts'
+import { type AnchorRow, findOwnAnchor } from '../../relayer/outbox/anchors.ts'
+import { relay } from '../../relayer/relay.ts'
+import { createRelayContext, type RelayContext } from '../../relayer/relay-context.ts'
 import { createRelayMetrics, type RelayMetrics, type RelayOutcomeLabel } from '../../relayer/relay-metrics.ts'
-import { Relayer } from '../../relayer/relayer.ts'
 import type { AppInstance } from '../app.ts'
 import type { AuthenticatedUser } from '../authenticate.ts'
 import { domainProblem } from '../domain-problems.ts'
@@ -79,12 +80,11 @@ async function relayPlugin(app: AppInstance): Promise<void> {
   const { config, database, chain, metrics } = app.deps
   const relayMetrics = createRelayMetrics(metrics.registry)
   chain.signerHealth?.register(metrics.registry)
-  const relayer = new Relayer({
+  const relayer = createRelayContext({
     db: database.db,
     chain,
     settings: config.relay,
-    plans: config.plans,
-    defaultPlan: config.defaultPlan,
+    quota: { plans: config.plans, defaultPlan: config.defaultPlan },
     pollingIntervalMs: config.chain.pollingIntervalMs,
     log: app.log.child({ component: 'relayer' }),
     onBalance: (address, ether) => relayMetrics.balance.set({ relayer: address }, ether),
@@ -98,14 +98,14 @@ async function relayPlugin(app: AppInstance): Promise<void> {
   app.addHook('onReady', async () => monitor.start())
   app.addHook('preClose', async () => {
     // Requests still waiting for receipts answer 202 at once; the monitor finishes their anchors later.
-    relayer.stop()
+    relayer.watcher.stop()
     await monitor.stop()
   })
 
   await app.register((scope: AppInstance) => relayEndpoints(scope, relayer, relayMetrics))
 }
 
-async function relayEndpoints(app: AppInstance, relayer: Relayer, relayMetrics: RelayMetrics): Promise<void> {
+async function relayEndpoints(app: AppInstance, relayer: RelayContext, relayMetrics: RelayMetrics): Promise<void> {
   const { config } = app.deps
   // Both routes are protected: the token is checked on request, before the body, params or query are looked at.
   app.addHook('onRequest', app.authenticate)
@@ -161,7 +161,7 @@ async function relayEndpoints(app: AppInstance, relayer: Relayer, relayMetrics: 
       try {
         const { salt, ...body } = request.body
         const attestation = salt === undefined ? null : await attest(request.user, salt)
-        const { anchor, created } = await relayer.relay({ userId: request.user.id, ...body, attestation })
+        const { anchor, created } = await relay(relayer, { userId: request.user.id, ...body, attestation })
         if (anchor.status === 'failed') {
           throw new ChainUnavailableError('The anchor transaction failed on chain')
         }
@@ -195,7 +195,7 @@ async function relayEndpoints(app: AppInstance, relayer: Relayer, relayMetrics: 
       },
     },
     async (request) => {
-      const anchor = await relayer.anchorOf(request.user.id, request.params.compositeHash)
+      const anchor = await findOwnAnchor(app.deps.database.db, request.user.id, request.params.compositeHash)
       if (!anchor) throw new ProblemError(404, 'ANCHOR_NOT_FOUND', 'You have no anchor with this composite hash')
       return {
         txHash: anchor.txHash,
@@ -212,7 +212,7 @@ async function relayEndpoints(app: AppInstance, relayer: Relayer, relayMetrics: 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Exposed for tests and operations tooling: the relay core and its background monitor. */
-    relayer: Relayer
+    relayer: RelayContext
     relayMonitor: RelayMonitor
   }
 }

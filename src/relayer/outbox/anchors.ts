@@ -28,6 +28,18 @@ export async function findAnchorByCompositeHash(db: Database, compositeHash: str
   return row ? toAnchor(row) : undefined
 }
 
+/** The user's own anchor, for GET /api/anchors/:compositeHash; a reservation not yet signed has nothing to show. */
+export async function findOwnAnchor(
+  db: Database,
+  userId: string,
+  compositeHash: string,
+): Promise<AnchorRow | undefined> {
+  const anchor = await findAnchorByCompositeHash(db, compositeHash)
+  // Its request answers once it has a transaction.
+  if (anchor?.txHash.startsWith(UNSIGNED_PREFIX)) return undefined
+  return anchor?.userId === userId ? anchor : undefined
+}
+
 export async function findAnchorById(db: Database, id: string): Promise<AnchorRow | undefined> {
   const [row] = await rows(db, sql`SELECT * FROM anchors WHERE id = ${id}`)
   return row ? toAnchor(row) : undefined

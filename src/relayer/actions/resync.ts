@@ -1,0 +1,42 @@
+// The relayer's nonce row against the chain: created from the chain's count on first use, brought in line with it at
+// start and whenever the node disagrees.
+import type { LocalAccount } from 'viem/accounts'
+import { ensureNonceRow, resyncNonce, type Slot } from '../outbox/nonces.ts'
+import type { RelayContext } from '../relay-context.ts'
+import { signFiller } from '../signing.ts'
+
+/** Creates the nonce row once per process (a resync counts); concurrent callers share the one chain call. */
+export function prepareNonceRow(context: RelayContext, slot: Slot, account: LocalAccount): Promise<void> {
+  let ready = context.nonceRows.get(slot.relayer)
+  if (!ready) {
+    ready = context.chain.client
+      .getTransactionCount({ address: account.address, blockTag: 'pending' })
+      .then((count) => ensureNonceRow(context.db, slot, count))
+    ready.catch(() => context.nonceRows.delete(slot.relayer))
+    context.nonceRows.set(slot.relayer, ready)
+  }
+  return ready
+}
+
+/** Raises the nonce row to the chain when the key was used elsewhere, and fills nonces handed out with no transaction. */
+export async function resync(context: RelayContext, slot: Slot, account: LocalAccount): Promise<void> {
+  const { client, chainId } = context.chain
+  const [latest, pending] = await Promise.all([
+    client.getTransactionCount({ address: account.address, blockTag: 'latest' }),
+    client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+  ])
+  const fees = context.fees.last() ?? (await context.fees.current())
+  const result = await resyncNonce(context.db, slot, { latest, pending }, (nonce) =>
+    signFiller(account, chainId, nonce, fees),
+  )
+  if (result.raisedTo !== undefined) {
+    context.log.warn(
+      { relayer: slot.relayer, nextNonce: result.raisedTo },
+      'relayer nonce raised to the chain: the key was used outside this service',
+    )
+  }
+  if (result.filled.length > 0) {
+    context.log.warn({ relayer: slot.relayer, nonces: result.filled }, 'nonce gaps filled with self-transfers')
+  }
+  context.nonceRows.set(slot.relayer, Promise.resolve())
+}
