@@ -1,17 +1,15 @@
 // Builds the HTTP application from its dependencies; src/server.ts only listens. Tests call buildApp and inject.
 
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import cors from '@fastify/cors'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify'
+import Fastify, { type FastifyBaseLogger } from 'fastify'
 import {
   jsonSchemaTransform,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod'
-import type { Redis } from 'ioredis'
 import type { JwtSettings } from '../auth/jwt.ts'
 import { SessionChecker } from '../auth/sessions.ts'
 import type { ChainContext } from '../chain/chain-context.ts'
@@ -20,10 +18,14 @@ import type { DatabaseHandle } from '../db/database.ts'
 import { loggerOptions } from '../logging.ts'
 import { connectRedis } from '../redis-client.ts'
 import { SERVICE_VERSION } from '../version.ts'
+import type { AppInstance } from './app-types.ts'
 import { createAuthenticate } from './authenticate.ts'
 import { registerErrorHandling, sendProblem } from './error-handler.ts'
 import { clientErrorHandler, frameworkErrors } from './framework-errors.ts'
 import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
+import { mailerPlugin } from './plugins/mailer.ts'
+import { relayerPlugin } from './plugins/relayer.ts'
+import { signInCleanupPlugin } from './plugins/sign-in-cleanup.ts'
 import { ProblemError } from './problem.ts'
 import { authRoutes } from './routes/auth.ts'
 import { healthRoutes } from './routes/health.ts'
@@ -40,39 +42,6 @@ export interface AppDependencies {
   metrics?: Metrics
   /** A logger to use instead of a new one built from the config (tests pass a silent one). */
   logger?: FastifyBaseLogger
-}
-
-export interface Lifecycle {
-  /** Set when shutdown begins: new requests get 503 while in-flight ones finish. */
-  shuttingDown: boolean
-}
-
-export type AppInstance = FastifyInstance<
-  RawServerDefault,
-  IncomingMessage,
-  ServerResponse,
-  FastifyBaseLogger,
-  ZodTypeProvider
->
-
-export interface AppServices {
-  config: Config
-  database: DatabaseHandle
-  chain: ChainContext
-  metrics: Metrics
-  jwt: JwtSettings
-  sessions: SessionChecker
-  /** Present when REDIS_URL is set: shared by the verify cache and the rate limits of every instance. */
-  redis: Redis | undefined
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    deps: AppServices
-    lifecycle: Lifecycle
-    /** The onRequest hook of every protected scope: sets `request.user` or answers 401. */
-    authenticate: ReturnType<typeof createAuthenticate>
-  }
 }
 
 export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
@@ -155,6 +124,10 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   registerHttpMetrics(app, metrics, config.metrics.token)
 
+  // Services for the app's lifetime first, decorated on it; then the routes that wire them to HTTP.
+  await app.register(relayerPlugin)
+  await app.register(mailerPlugin)
+  await app.register(signInCleanupPlugin)
   await app.register(healthRoutes)
   await app.register(infoRoutes)
   await app.register(relayRoutes)

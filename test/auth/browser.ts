@@ -1,6 +1,6 @@
 // Follows redirects as a browser would, with a cookie jar: requests to the service go through app.inject, the rest
 // over real HTTP to the local provider. Stops at the app's deep link (`<scheme>://...`).
-import type { AppInstance } from '../../src/api/app.ts'
+import type { AppInstance } from '../../src/api/app-types.ts'
 
 export interface BrowseResult {
   /** The deep link the journey ended on. */

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { toBase64Url } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
-import type { AppInstance } from '../../src/api/app.ts'
+import type { AppInstance } from '../../src/api/app-types.ts'
 import type { Database } from '../../src/db/database.ts'
 
 export const ZERO = `0x${'0'.repeat(64)}`

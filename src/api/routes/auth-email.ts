@@ -3,11 +3,11 @@ import { z } from 'zod'
 import type { Mailer } from '../../auth/mailer.ts'
 import { consumeSignInCode, issueSignInCode, type SignInCodeSettings } from '../../auth/sign-in-codes.ts'
 import { normalizeEmail, signInUser } from '../../auth/users.ts'
-import type { AppInstance } from '../app.ts'
+import type { AppInstance } from '../app-types.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
-import type { SignIn } from './auth.ts'
 import type { SignInLimiters } from './auth-rate-limits.ts'
 import { EmailSchema, SignInResponseSchema } from './auth-schemas.ts'
+import type { SignIn } from './auth-sign-in.ts'
 
 export interface EmailSignInDependencies {
   codeSettings: SignInCodeSettings

@@ -9,11 +9,11 @@ import { TRUST_PROVIDERS, type TrustProvider } from '../../auth/jwt.ts'
 import { OAuthClient, OAuthError } from '../../auth/oauth-client.ts'
 import { type OAuthProviderName, saveOAuthFlow, takeOAuthFlow } from '../../auth/oauth-flows.ts'
 import { findUser, signInUser } from '../../auth/users.ts'
-import type { AppInstance } from '../app.ts'
+import type { AppInstance } from '../app-types.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
-import type { SignIn } from './auth.ts'
 import type { SignInLimiters } from './auth-rate-limits.ts'
 import { SignInResponseSchema } from './auth-schemas.ts'
+import type { SignIn } from './auth-sign-in.ts'
 
 const PROVIDERS: OAuthProviderName[] = ['google', 'microsoft']
 

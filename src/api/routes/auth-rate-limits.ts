@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto'
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyRequest } from 'fastify'
-import type { AppInstance } from '../app.ts'
+import type { AppInstance } from '../app-types.ts'
 import { ProblemError } from '../problem.ts'
 
 export type Limiter = (request: FastifyRequest, subject?: string) => Promise<void>

@@ -1,7 +1,7 @@
 // The signed-in user's own view (`/me`) and logout.
 import { z } from 'zod'
 import { findUser, monthlyUsage } from '../../auth/users.ts'
-import type { AppInstance } from '../app.ts'
+import type { AppInstance } from '../app-types.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
 import { UserSchema } from './auth-schemas.ts'
 

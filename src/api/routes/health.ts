@@ -1,6 +1,6 @@
 // Liveness and readiness for orchestrators: /healthz while the process lives, /readyz while it can serve.
 import { z } from 'zod'
-import type { AppInstance } from '../app.ts'
+import type { AppInstance } from '../app-types.ts'
 import { ProblemError } from '../problem.ts'
 
 const CHECK_TIMEOUT_MS = 2_000

@@ -1,7 +1,7 @@
 // What a verifier needs to check anchors against the chain without trusting this service.
 import { z } from 'zod'
 import { SERVICE_VERSION } from '../../version.ts'
-import type { AppInstance } from '../app.ts'
+import type { AppInstance } from '../app-types.ts'
 
 const InfoSchema = z.object({
   chainId: z.number().int(),

@@ -19,7 +19,7 @@ import {
   parseClientTimestamp,
   SNIPPET_TEXT_MAX_CHARACTERS,
 } from '../../library/validation.ts'
-import type { AppInstance } from '../app.ts'
+import type { AppInstance } from '../app-types.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'

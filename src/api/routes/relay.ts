@@ -1,17 +1,14 @@
-// POST /api/relay and GET /api/anchors/:compositeHash; owns the relayer and its monitor for the app's lifetime.
+// POST /api/relay and GET /api/anchors/:compositeHash, on the relayer the app's plugin built (plugins/relayer.ts).
 
 import { fromBase64Url, type IdentityAttestation, identityCommitment, QR_CIPHERTEXT_LIMIT } from '@docanchor/client'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyRequest } from 'fastify'
-import fp from 'fastify-plugin'
 import { z } from 'zod'
 import { ChainUnavailableError } from '../../chain/chain-errors.ts'
-import { RelayMonitor } from '../../relayer/monitor.ts'
 import { type AnchorRow, findOwnAnchor } from '../../relayer/outbox/anchors.ts'
 import { relay } from '../../relayer/relay.ts'
-import { createRelayContext, type RelayContext } from '../../relayer/relay-context.ts'
-import { createRelayMetrics, type RelayMetrics, type RelayOutcomeLabel } from '../../relayer/relay-metrics.ts'
-import type { AppInstance } from '../app.ts'
+import type { RelayOutcomeLabel } from '../../relayer/relay-metrics.ts'
+import type { AppInstance } from '../app-types.ts'
 import type { AuthenticatedUser } from '../authenticate.ts'
 import { domainProblem } from '../domain-problems.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
@@ -73,40 +70,10 @@ const AnchorResponseSchema = z.object({
   createdAt: z.string(),
 })
 
-/** Not encapsulated, so `app.relayer` reaches tests and tooling; the routes get their own scope below. */
-export const relayRoutes = fp(relayPlugin, { name: 'relay' })
-
-async function relayPlugin(app: AppInstance): Promise<void> {
-  const { config, database, chain, metrics } = app.deps
-  const relayMetrics = createRelayMetrics(metrics.registry)
-  chain.signerHealth?.register(metrics.registry)
-  const relayer = createRelayContext({
-    db: database.db,
-    chain,
-    settings: config.relay,
-    quota: { plans: config.plans, defaultPlan: config.defaultPlan },
-    pollingIntervalMs: config.chain.pollingIntervalMs,
-    log: app.log.child({ component: 'relayer' }),
-    onBalance: (address, ether) => relayMetrics.balance.set({ relayer: address }, ether),
-  })
-  const monitor = new RelayMonitor(relayer, {
-    intervalMs: config.relay.monitorIntervalMs,
-    onPending: (count) => relayMetrics.pending.set(count),
-  })
-  app.decorate('relayer', relayer)
-  app.decorate('relayMonitor', monitor)
-  app.addHook('onReady', async () => monitor.start())
-  app.addHook('preClose', async () => {
-    // Requests still waiting for receipts answer 202 at once; the monitor finishes their anchors later.
-    relayer.watcher.stop()
-    await monitor.stop()
-  })
-
-  await app.register((scope: AppInstance) => relayEndpoints(scope, relayer, relayMetrics))
-}
-
-async function relayEndpoints(app: AppInstance, relayer: RelayContext, relayMetrics: RelayMetrics): Promise<void> {
+/** Wires the relayer (src/api/plugins/relayer.ts) to HTTP. */
+export async function relayRoutes(app: AppInstance): Promise<void> {
   const { config } = app.deps
+  const { relayer, relayMetrics } = app
   // Both routes are protected: the token is checked on request, before the body, params or query are looked at.
   app.addHook('onRequest', app.authenticate)
   // Shared through Redis when configured, so N instances enforce one limit per user. While Redis is down the limit
@@ -195,7 +162,7 @@ async function relayEndpoints(app: AppInstance, relayer: RelayContext, relayMetr
       },
     },
     async (request) => {
-      const anchor = await findOwnAnchor(app.deps.database.db, request.user.id, request.params.compositeHash)
+      const anchor = await findOwnAnchor(relayer.db, request.user.id, request.params.compositeHash)
       if (!anchor) throw new ProblemError(404, 'ANCHOR_NOT_FOUND', 'You have no anchor with this composite hash')
       return {
         txHash: anchor.txHash,
@@ -207,14 +174,6 @@ async function relayEndpoints(app: AppInstance, relayer: RelayContext, relayMetr
       }
     },
   )
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Exposed for tests and operations tooling: the relay core and its background monitor. */
-    relayer: RelayContext
-    relayMonitor: RelayMonitor
-  }
 }
 
 /** What the service attests about the account relaying an anchor: its e-mail (committed to under the salt) and session. */

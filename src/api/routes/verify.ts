@@ -10,7 +10,7 @@ import { RedisResultCache } from '../../verify/redis-result-cache.ts'
 import { LruResultCache, type ResultCache } from '../../verify/result-cache.ts'
 import { parseTxHashParam } from '../../verify/tx-hash-param.ts'
 import { VerifyService } from '../../verify/verify-service.ts'
-import type { AppInstance } from '../app.ts'
+import type { AppInstance } from '../app-types.ts'
 import { PROBLEM_CONTENT_TYPE, ProblemError, ProblemSchema } from '../problem.ts'
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'

@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { buildWebAssets, type WebAsset } from '../../web/build-assets.ts'
 import { contentSecurityPolicy, renderPageHtml } from '../../web/page-html.ts'
-import type { AppInstance } from '../app.ts'
+import type { AppInstance } from '../app-types.ts'
 import { ProblemError } from '../problem.ts'
 
 interface ServedPage {
