@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { toBase64Url } from '@docanchor/client'
+import { toBase64Url, ZERO_TX_HASH } from '@docanchor/client'
 import type { FastifyBaseLogger } from 'fastify'
 import pg from 'pg'
 import pino from 'pino'
@@ -31,7 +31,6 @@ const BLOCK_TIME_TXS = 150
 const ROUNDS = 5
 const SEQUENTIAL_RELAYS = 200
 const JWT_SECRET = randomBytes(32).toString('hex')
-const ZERO = `0x${'0'.repeat(64)}` as Hex
 /** The service relays as account 0 (owner and first relayer); the bare loop sends as account 1. */
 const SERVICE_ACCOUNT = 0
 const BARE_ACCOUNT = 1
@@ -95,7 +94,7 @@ function firstBareNonce(chain: TestChain): Promise<number> {
 
 /** One `anchor` call signed by the bare account with an explicit nonce and fixed fees, waited for like the relay. */
 async function sendBareAnchor(chain: TestChain, nonce: number, counter: { stalls: number }) {
-  const args = [hash(), ZERO] as const
+  const args = [hash(), ZERO_TX_HASH] as const
   // Fees in tenths of the base fees: a replacement must pay at least 10 % more than what it replaces.
   const send = (tenths: bigint) =>
     chain.walletClient(BARE_ACCOUNT).writeContract({
@@ -258,7 +257,7 @@ async function relayOnce(ready: ServerReady, token: string): Promise<number> {
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       compositeHash: hash(),
-      previousTxHash: ZERO,
+      previousTxHash: ZERO_TX_HASH,
       encryptedPayload: toBase64Url(randomBytes(60)),
     }),
   })

@@ -2,13 +2,12 @@
 // verifying anchors (hot ones the cache holds, fresh ones it does not), and syncing a library from two devices whose
 // clocks disagree; new users sign in and some sign out. Requests arrive at fixed rates, whatever the answers.
 import { randomBytes, randomUUID } from 'node:crypto'
-import { toBase64Url } from '@docanchor/client'
+import { toBase64Url, ZERO_TX_HASH } from '@docanchor/client'
 import type { Hex } from 'viem'
 import type { SmtpInbox } from '../../test/auth/smtp-inbox.ts'
 import { type LibraryChange, type LibraryKind, LibraryModel } from './library-model.ts'
 import type { Recorder } from './recorder.ts'
 
-const ZERO = `0x${'0'.repeat(64)}` as Hex
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 /** Items each user's devices edit: few, so that the devices keep editing and deleting the same ones. */
 const ITEMS_PER_KIND = 3
@@ -114,7 +113,7 @@ export class Workload {
     const user = this.probeUser!
     const body: RelayBody = {
       compositeHash: `0x${randomBytes(32).toString('hex')}`,
-      previousTxHash: ZERO,
+      previousTxHash: ZERO_TX_HASH,
       encryptedPayload: toBase64Url(randomBytes(48)),
     }
     const relay = await this.recorder.send<{ txHash: Hex }>('probe', 'POST', '/api/relay', {
@@ -260,7 +259,7 @@ export class Workload {
     document.busy = true
     const body: RelayBody = {
       compositeHash: `0x${randomBytes(32).toString('hex')}`,
-      previousTxHash: document.last ?? ZERO,
+      previousTxHash: document.last ?? ZERO_TX_HASH,
       encryptedPayload: toBase64Url(randomBytes(48)),
     }
     await this.sendRelay({ user, document, body, nextTryAt: 0 }, 'relay')

@@ -1,11 +1,9 @@
 // Request builders and database probes shared by the relay tests.
 import { randomBytes } from 'node:crypto'
-import { toBase64Url } from '@docanchor/client'
+import { toBase64Url, ZERO_TX_HASH } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { AppInstance } from '../../src/api/app-types.ts'
 import type { Database } from '../../src/db/database.ts'
-
-export const ZERO = `0x${'0'.repeat(64)}`
 
 export function randomHash(): `0x${string}` {
   return `0x${randomBytes(32).toString('hex')}`
@@ -22,7 +20,7 @@ export interface RelayBody {
   encryptedPayload: string
 }
 
-export function newBody(previousTxHash = ZERO): RelayBody {
+export function newBody(previousTxHash = ZERO_TX_HASH): RelayBody {
   return { compositeHash: randomHash(), previousTxHash, encryptedPayload: randomPayload() }
 }
 

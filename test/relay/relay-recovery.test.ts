@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream'
+import { ZERO_TX_HASH } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
@@ -12,7 +13,7 @@ import { slotOf } from '../../src/relayer/relay-context.ts'
 import { RelayerPool } from '../../src/relayer/relayer-pool.ts'
 import { signFiller } from '../../src/relayer/signing.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { newBody, postRelay, query, randomHash, rpc, ZERO } from './relay-helpers.ts'
+import { newBody, postRelay, query, randomHash, rpc } from './relay-helpers.ts'
 
 const QUOTA = { plans: { free: 1_000 }, defaultPlan: 'free' }
 const { period } = quotaPeriod()
@@ -64,7 +65,7 @@ describe('relay monitor recovery', () => {
     const compositeHash = randomHash()
     const reserved = await reserveOne(db, slot(), {
       compositeHash,
-      previousTxHash: ZERO,
+      previousTxHash: ZERO_TX_HASH,
       encryptedPayload: newBody().encryptedPayload,
       userId: user.id,
     })
@@ -85,7 +86,7 @@ describe('relay monitor recovery', () => {
     const account = t.testChain.account(0)
     const reserved = await reserveOne(db, slot(), {
       compositeHash: randomHash(),
-      previousTxHash: ZERO,
+      previousTxHash: ZERO_TX_HASH,
       encryptedPayload: newBody().encryptedPayload,
       userId: user.id,
     })

@@ -1,8 +1,9 @@
+import { ZERO_TX_HASH } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { count, newBody, postRelay, query, randomHash, randomPayload, ZERO } from './relay-helpers.ts'
+import { count, newBody, postRelay, query, randomHash, randomPayload } from './relay-helpers.ts'
 
 describe('POST /api/relay', () => {
   let t: TestApp
@@ -22,7 +23,7 @@ describe('POST /api/relay', () => {
     const json = response.json()
     expect(json).toMatchObject({
       compositeHash: body.compositeHash.toLowerCase(),
-      previousTxHash: ZERO,
+      previousTxHash: ZERO_TX_HASH,
       status: 'confirmed',
     })
     expect(json.txHash).toMatch(/^0x[0-9a-f]{64}$/)
@@ -91,7 +92,7 @@ describe('POST /api/relay', () => {
       address: t.chain.contractAddress,
       abi: documentAnchorsAbi,
       functionName: 'anchor',
-      args: [randomHash(), ZERO as `0x${string}`],
+      args: [randomHash(), ZERO_TX_HASH as `0x${string}`],
     })
     await t.testChain.publicClient.waitForTransactionReceipt({ hash })
     // The key was used outside the service: the next relay must notice and still succeed.
@@ -115,9 +116,9 @@ describe('POST /api/relay', () => {
     const good = newBody()
     const padded = `${randomPayload(40)}`
     const cases: [string, unknown][] = [
-      ['missing compositeHash', { previousTxHash: ZERO, encryptedPayload: good.encryptedPayload }],
+      ['missing compositeHash', { previousTxHash: ZERO_TX_HASH, encryptedPayload: good.encryptedPayload }],
       ['missing previousTxHash', { compositeHash: good.compositeHash, encryptedPayload: good.encryptedPayload }],
-      ['missing encryptedPayload', { compositeHash: good.compositeHash, previousTxHash: ZERO }],
+      ['missing encryptedPayload', { compositeHash: good.compositeHash, previousTxHash: ZERO_TX_HASH }],
       ['short hash', { ...good, compositeHash: good.compositeHash.slice(0, 65) }],
       ['long hash', { ...good, compositeHash: `${good.compositeHash}00` }],
       ['non-hex hash', { ...good, compositeHash: `0x${'g'.repeat(64)}` }],
@@ -207,7 +208,7 @@ describe('GET /api/anchors/:compositeHash', () => {
     expect(mine.json()).toMatchObject({
       txHash: relayed.txHash,
       compositeHash: body.compositeHash,
-      previousTxHash: ZERO,
+      previousTxHash: ZERO_TX_HASH,
       status: 'confirmed',
       blockNumber: relayed.blockNumber,
     })

@@ -1,6 +1,7 @@
 // reserve_anchors on its own (drizzle/0001_relay_functions.sql): a batch mixes users, limits and taken hashes, and
 // each item must come out exactly as if it had been reserved alone, in order.
 import { randomBytes } from 'node:crypto'
+import { ZERO_TX_HASH } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Database } from '../../src/db/database.ts'
@@ -9,7 +10,7 @@ import { UNSIGNED_PREFIX } from '../../src/relayer/outbox/anchors.ts'
 import { ensureNonceRow, type Slot } from '../../src/relayer/outbox/nonces.ts'
 import { type NewAnchor, quotaPeriod, reserveAnchors } from '../../src/relayer/outbox/reservations.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
-import { query, randomHash, ZERO } from './relay-helpers.ts'
+import { query, randomHash } from './relay-helpers.ts'
 
 const { period } = quotaPeriod()
 const QUOTA = { plans: { free: 3, pro: 100, closed: 0 }, defaultPlan: 'free' }
@@ -41,7 +42,7 @@ describe('reserveAnchors', () => {
 
   const anchor = (userId: string, compositeHash = randomHash()): NewAnchor => ({
     compositeHash,
-    previousTxHash: ZERO,
+    previousTxHash: ZERO_TX_HASH,
     encryptedPayload: randomBytes(40).toString('base64url'),
     userId,
     period,

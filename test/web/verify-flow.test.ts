@@ -8,6 +8,7 @@ import {
   generatePayloadKey,
   serializeAnchorPayload,
   txHashToBase64Url,
+  ZERO_TX_HASH,
 } from '@docanchor/client'
 import { describe, expect, it } from 'vitest'
 import { type ApiClient, createApiClient, type VerifyAnswer } from '../../src/web/client/api-client.ts'
@@ -19,7 +20,6 @@ import {
   type VerifyRecord,
 } from '../../src/web/client/verify-record.ts'
 
-const ZERO = `0x${'0'.repeat(64)}`
 const hash = (byte: string) => `0x${byte.repeat(32)}`
 const RELAYER = `0x${'ab'.repeat(20)}`
 
@@ -68,7 +68,7 @@ describe('parseLink', () => {
 })
 
 describe('parseVerifyRecord and chainLinksUp', () => {
-  const first = entry(hash('01'), ZERO)
+  const first = entry(hash('01'), ZERO_TX_HASH)
   const second = entry(hash('02'), hash('01'))
 
   it('accepts the documented shape and refuses anything else', () => {
@@ -112,7 +112,7 @@ describe('verifyLink', () => {
       timestamp: 1_763_700_000,
     })
     const { key, encryptedPayload, compositeHash: composite } = await sealed(serializeAnchorPayload(payload))
-    const found = record([entry(tx, ZERO, composite)], encryptedPayload)
+    const found = record([entry(tx, ZERO_TX_HASH, composite)], encryptedPayload)
     const verdict = await verifyLink(link(key), answering({ kind: 'found', record: found }))
     expect(verdict).toEqual({
       kind: 'verified',
@@ -132,7 +132,7 @@ describe('verifyLink', () => {
       kind: 'missing-key',
       malformed: true,
     })
-    const otherHash = record([entry(tx, ZERO, hash('ee'))], encryptedPayload)
+    const otherHash = record([entry(tx, ZERO_TX_HASH, hash('ee'))], encryptedPayload)
     expect(await verifyLink(link(key), answering({ kind: 'found', record: otherHash }))).toMatchObject({
       kind: 'tampered',
       reason: 'hash-mismatch',
@@ -141,14 +141,14 @@ describe('verifyLink', () => {
 
   it('calls details that hash right but are no payload unreadable, and a chain that does not link up tampered', async () => {
     const { key, encryptedPayload, compositeHash: composite } = await sealed('{"hello":"world"}')
-    const odd = record([entry(tx, ZERO, composite)], encryptedPayload)
+    const odd = record([entry(tx, ZERO_TX_HASH, composite)], encryptedPayload)
     expect((await verifyLink(link(key), answering({ kind: 'found', record: odd }))).kind).toBe('unreadable')
     const spliced = record([entry(tx, hash('07'), composite)], encryptedPayload)
     expect(await verifyLink(link(key), answering({ kind: 'found', record: spliced }))).toMatchObject({
       kind: 'tampered',
       reason: 'broken-chain',
     })
-    const bare = record([entry(tx, ZERO)], null)
+    const bare = record([entry(tx, ZERO_TX_HASH)], null)
     expect((await verifyLink(link(key), answering({ kind: 'found', record: bare }))).kind).toBe('no-details')
   })
 
@@ -180,34 +180,34 @@ describe('createApiClient', () => {
     createApiClient('https://api.example.com', async () => response())
 
   it('classifies every answer of GET /api/verify', async () => {
-    expect(await client(() => problem(404, 'ANCHOR_NOT_FOUND')).verify(ZERO)).toEqual({ kind: 'not-found' })
+    expect(await client(() => problem(404, 'ANCHOR_NOT_FOUND')).verify(ZERO_TX_HASH)).toEqual({ kind: 'not-found' })
     // A 404 of another kind means the API is not where the page looks: not "no such signature".
-    expect(await client(() => problem(404, 'NOT_FOUND')).verify(ZERO)).toEqual({
+    expect(await client(() => problem(404, 'NOT_FOUND')).verify(ZERO_TX_HASH)).toEqual({
       kind: 'unavailable',
       reason: 'server',
     })
-    expect(await client(() => problem(400, 'VALIDATION_FAILED')).verify(ZERO)).toEqual({ kind: 'invalid-id' })
-    expect(await client(() => problem(502, 'CHAIN_UNAVAILABLE')).verify(ZERO)).toEqual({
+    expect(await client(() => problem(400, 'VALIDATION_FAILED')).verify(ZERO_TX_HASH)).toEqual({ kind: 'invalid-id' })
+    expect(await client(() => problem(502, 'CHAIN_UNAVAILABLE')).verify(ZERO_TX_HASH)).toEqual({
       kind: 'unavailable',
       reason: 'chain',
     })
-    expect(await client(() => problem(429, 'RATE_LIMITED', { 'retry-after': '17' })).verify(ZERO)).toEqual({
+    expect(await client(() => problem(429, 'RATE_LIMITED', { 'retry-after': '17' })).verify(ZERO_TX_HASH)).toEqual({
       kind: 'unavailable',
       reason: 'busy',
       retryAfterSeconds: 17,
     })
-    expect(await client(() => problem(422, 'CHAIN_TOO_DEEP')).verify(ZERO)).toEqual({
+    expect(await client(() => problem(422, 'CHAIN_TOO_DEEP')).verify(ZERO_TX_HASH)).toEqual({
       kind: 'unavailable',
       reason: 'too-deep',
     })
-    expect(await client(() => new Response('{"txHash":1}', { status: 200 })).verify(ZERO)).toEqual({
+    expect(await client(() => new Response('{"txHash":1}', { status: 200 })).verify(ZERO_TX_HASH)).toEqual({
       kind: 'unavailable',
       reason: 'server',
     })
     expect(
       await client(() => {
         throw new TypeError('Failed to fetch')
-      }).verify(ZERO),
+      }).verify(ZERO_TX_HASH),
     ).toEqual({ kind: 'unavailable', reason: 'network' })
   })
 

@@ -44,13 +44,13 @@ export {
   type JwtTrustClaims,
   type ParseAnchorPayloadOptions,
   parseAnchorPayload,
-  QR_CIPHERTEXT_LIMIT,
   serializeAnchorPayload,
   trustFromJwtClaims,
   validateAnchorPayload,
 } from './formats/anchor-payload.ts'
 export { fromBase64Url, toBase64Url } from './formats/base64url.ts'
 export { compositeHash, compositeHashesEqual, hashAnchorPayload, isCompositeHash } from './formats/composite-hash.ts'
+export { QR_CIPHERTEXT_LIMIT, ZERO_TX_HASH } from './formats/constants.ts'
 export {
   DecryptionFailedError,
   type FieldIssue,
@@ -118,7 +118,6 @@ export {
   checkSignedPdf,
   type PdfCheckResult,
   type SignatureCheck,
-  ZERO_TX_HASH,
 } from './pdf/check-signed-pdf.ts'
 export { PdfError, type PdfErrorCode } from './pdf/pdf-errors.ts'
 export {

@@ -2,6 +2,7 @@
 // (composite hash) and encrypted (ciphertext). Builder, strict parser, canonical serializer and the QR budget.
 
 import { z } from 'zod'
+import { QR_CIPHERTEXT_LIMIT } from './constants.ts'
 import { InvalidPayloadError, PayloadTooLargeError } from './errors.ts'
 import {
   emailAddress,
@@ -43,9 +44,6 @@ export interface AnchorPayload {
   g?: AnchorGeo
   salt: string
 }
-
-/** Most characters the base64url ciphertext of a payload may have. */
-export const QR_CIPHERTEXT_LIMIT = 2048
 
 const SALT_BYTES = 32
 

@@ -4,14 +4,13 @@
 
 import { type AnchorPayload, parseAnchorPayload } from '../formats/anchor-payload.ts'
 import { compositeHash, compositeHashesEqual } from '../formats/composite-hash.ts'
+import { ZERO_TX_HASH } from '../formats/constants.ts'
 import { toHex } from '../formats/hex.ts'
 import { decideIdentity, type IdentityAttestation, type IdentityDecision } from '../formats/identity-attestation.ts'
 import { decryptPayload } from '../formats/payload-cipher.ts'
 import { type PdfSignature, rebuildPayloadFromMetadata } from '../formats/pdf-metadata.ts'
 import { parseQrUrl } from '../formats/qr-url.ts'
 import { latestMetadata, readSignedPdf, type SignedPdf, type SignedPdfRevision } from './read-signed-pdf.ts'
-
-export const ZERO_TX_HASH = `0x${'0'.repeat(64)}`
 
 /** What the check needs to know about an anchor: the fields of a `GET /api/verify/:txHash` answer. */
 export interface AnchorRecord {

@@ -3,12 +3,12 @@
 
 import { type AnchorPayloadInput, buildAnchorPayload } from '../formats/anchor-payload.ts'
 import { compositeHash } from '../formats/composite-hash.ts'
+import { ZERO_TX_HASH } from '../formats/constants.ts'
 import { toHex } from '../formats/hex.ts'
 import { encryptPayload, generatePayloadKey } from '../formats/payload-cipher.ts'
 import { type PdfSignature, signatureFromPayload } from '../formats/pdf-metadata.ts'
 import { buildQrUrl } from '../formats/qr-url.ts'
 import { prepareSignatureRevision, type StampPlacement, type StampRect } from './append-signature-revision.ts'
-import { ZERO_TX_HASH } from './check-signed-pdf.ts'
 
 export interface AnchorRequest {
   compositeHash: string

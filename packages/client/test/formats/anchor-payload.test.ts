@@ -5,11 +5,11 @@ import {
   buildAnchorPayload,
   generateSalt,
   parseAnchorPayload,
-  QR_CIPHERTEXT_LIMIT,
   serializeAnchorPayload,
   trustFromJwtClaims,
   validateAnchorPayload,
 } from '../../src/formats/anchor-payload.ts'
+import { QR_CIPHERTEXT_LIMIT } from '../../src/formats/constants.ts'
 import { FormatError, InvalidPayloadError, PayloadTooLargeError } from '../../src/formats/errors.ts'
 import { fromHex } from '../../src/formats/hex.ts'
 import { encryptPayload, generatePayloadKey } from '../../src/formats/payload-cipher.ts'
