@@ -16,15 +16,11 @@ export async function startServiceInstance(
   env: Record<string, string>,
   logFile: string,
 ): Promise<ServiceInstance> {
-  const watched = startWatched(
-    process.execPath,
-    ['--conditions=@docanchor/source', '--import', 'tsx', 'src/server.ts'],
-    {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      logFile,
-    },
-  )
+  const watched = startWatched(process.execPath, ['bin/server.js'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    logFile,
+  })
   const url = `http://127.0.0.1:${env.PORT}`
   try {
     await waitUntil(

@@ -1,5 +1,5 @@
-// Runs the service as a real child process (`node --conditions=@docanchor/source --import tsx src/server.ts`), as `npm start` does, and waits for it
-// to serve.
+// Runs the service as a real child process through `npm start`'s entry point (`node bin/server.js`: the precompiled
+// build while it is fresh, else the sources through tsx), and waits for it to serve.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
@@ -17,7 +17,7 @@ export interface ServerProcess {
 
 /** Starts the service with exactly `env` (plus PATH and HOME) and resolves once it logged its URL. */
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--conditions=@docanchor/source', '--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['bin/server.js'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

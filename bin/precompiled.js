@@ -1,0 +1,57 @@
+// The checkout's precompiled entry points (dist/, built by scripts/precompile.ts on `npm install`) and whether each
+// still matches the sources it was built from: every bundled source file must have the size and mtime the build
+// recorded. A checkout, an edit or a deleted file changes one of them, and the entry point then runs the sources
+// through tsx instead, so stale code never runs. One stat per source file (a few hundred at most): a millisecond or
+// two, against the second or more tsx costs.
+import { readFileSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+/**
+ * @typedef {{ path: string, size: number, mtimeMs: number }} BuildInput
+ * @typedef {{ dir: string, entry: string, source: string }} PrecompiledTarget
+ */
+
+/** Each precompiled entry point: its build directory, the entry file's name in it, and the source it bundles. */
+export const PRECOMPILED_TARGETS = {
+  /** The `anchor` command (bin/anchor.js). */
+  cli: { dir: 'dist/cli', entry: 'anchor', source: 'src/cli/anchor.ts' },
+  /** The service (`npm start`, bin/server.js). */
+  server: { dir: 'dist/server', entry: 'server', source: 'src/server.ts' },
+}
+
+/** The file in which a build records the sources it bundled. */
+export function buildManifest(target) {
+  return `${target.dir}/inputs.json`
+}
+
+/** True when the build of `target` under `root` exists and every source it recorded is unchanged. */
+export function precompiledIsFresh(root, target) {
+  let inputs
+  try {
+    inputs = /** @type {BuildInput[]} */ (JSON.parse(readFileSync(resolve(root, buildManifest(target)), 'utf8')))
+  } catch {
+    return false
+  }
+  if (!Array.isArray(inputs) || inputs.length === 0) return false
+  return inputs.every((input) => {
+    const file = statSync(resolve(root, input.path), { throwIfNoEntry: false })
+    return file !== undefined && file.size === input.size && file.mtimeMs === input.mtimeMs
+  })
+}
+
+/**
+ * Runs `target` of the checkout at `root` from its build while that is fresh; otherwise registers tsx's loader and
+ * the `@docanchor/source` condition (so @docanchor/client resolves to its TypeScript sources, as `node --conditions`
+ * would) and runs the sources themselves.
+ */
+export async function runPrecompiledOrSources(target, root = fileURLToPath(new URL('..', import.meta.url))) {
+  if (precompiledIsFresh(root, target)) {
+    await import(pathToFileURL(resolve(root, target.dir, `${target.entry}.js`)).href)
+    return
+  }
+  const [{ register: registerHooks }, { register }] = await Promise.all([import('node:module'), import('tsx/esm/api')])
+  register()
+  registerHooks('./source-condition.js', import.meta.url)
+  await import(pathToFileURL(resolve(root, target.source)).href)
+}

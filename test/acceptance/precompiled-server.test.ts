@@ -1,0 +1,53 @@
+// `npm start` serves from the precompiled build (dist/server/, made by `npm install`; the test run's global setup
+// rebuilds it if a source changed): no TypeScript source and no tsx is loaded. V8's coverage output names every
+// script the process compiled, which tells exactly what ran without adding anything to the service for the test.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { PRECOMPILED_TARGETS, precompiledIsFresh } from '../../bin/precompiled.js'
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const target = PRECOMPILED_TARGETS.server
+
+/** The URLs of every script process `pid` compiled, from the coverage file it wrote on exit. */
+async function scriptsLoadedBy(coverageDir: string, pid: number): Promise<string[]> {
+  const file = (await readdir(coverageDir)).find((name) => name.startsWith(`coverage-${pid}-`))
+  if (file === undefined) throw new Error(`process ${pid} wrote no coverage file`)
+  const coverage = JSON.parse(await readFile(join(coverageDir, file), 'utf8')) as { result: { url: string }[] }
+  return coverage.result.map((script) => script.url)
+}
+
+describe('npm start', () => {
+  const dirs: string[] = []
+  let server: ServerProcess | undefined
+
+  afterAll(async () => {
+    await server?.stop('SIGKILL')
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
+  })
+
+  it('serves from the precompiled build', async () => {
+    const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+    expect(manifest.scripts.start).toBe('node bin/server.js')
+    expect(precompiledIsFresh(ROOT, target)).toBe(true)
+
+    const dataDir = await mkdtemp(join(tmpdir(), 'anchor-precompiled-server-'))
+    const coverageDir = await mkdtemp(join(tmpdir(), 'anchor-precompiled-coverage-'))
+    dirs.push(dataDir, coverageDir)
+    server = await startServerProcess({ DATA_DIR: dataDir, NODE_V8_COVERAGE: coverageDir })
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+    const info = (await (await fetch(`${server.url}/api/info`)).json()) as { version: string }
+    expect(info.version).toBe(JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version)
+    const pid = server.child.pid!
+    expect(await server.stop('SIGTERM')).toBe(0)
+
+    const scripts = await scriptsLoadedBy(coverageDir, pid)
+    const ours = scripts.filter((url) => url.startsWith(pathToFileURL(ROOT).href) && !url.includes('/node_modules/'))
+    expect(ours).toContain(pathToFileURL(join(ROOT, target.dir, `${target.entry}.js`)).href)
+    expect(ours.filter((url) => url.endsWith('.ts'))).toEqual([])
+    expect(scripts.filter((url) => url.includes('/node_modules/tsx/'))).toEqual([])
+  })
+})
