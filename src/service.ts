@@ -4,21 +4,15 @@ import { mkdir } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
-import { getAddress } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { buildApp } from './api/app.ts'
 import type { AppInstance } from './api/app-types.ts'
-import { createChainClient } from './chain/chain-client.ts'
 import type { ChainContext } from './chain/chain-context.ts'
-import { type EmbeddedChain, startEmbeddedChain } from './chain/embedded-chain.ts'
-import type { Config, Pkcs11Config } from './config.ts'
+import type { ConnectedChain } from './chain/connect-chain.ts'
+import type { Config } from './config.ts'
 import { type DatabaseHandle, openDatabase, pgliteDirectory } from './db/database.ts'
 import { migrateDatabase } from './db/migrate.ts'
 import { templateForNewPgliteDirectory } from './db/pglite-template.ts'
 import { loadOrCreateDevJwtSecret } from './embedded/dev-jwt-secret.ts'
 import { loggerOptions } from './logging.ts'
-import { openPkcs11Relayers } from './relayer/signers/pkcs11-relayers.ts'
-import { SignerHealth } from './relayer/signers/signer-health.ts'
 
 export interface RunningService {
   app: AppInstance
@@ -40,22 +34,37 @@ export async function startService(config: Config, options: StartServiceOptions 
   const embedded = config.database.url === undefined || config.chain.rpcUrls.length === 0
   if (embedded) await mkdir(dataDir, { recursive: true })
 
-  // The database and the chain start independently; doing both at once halves a cold start.
-  const [databaseResult, chainResult] = await Promise.allSettled([
-    openMigratedDatabase(config, dataDir),
+  // The database, the chain and the HTTP app's modules load independently, so all three go at once. The database
+  // starts first: opening PGlite mostly waits for its WebAssembly to compile off the main thread, while the chain
+  // client's and the app's modules (viem, Fastify, Swagger, the routes: most of this module graph) load on it.
+  const databaseOpening = openMigratedDatabase(config, dataDir)
+  const chainConnecting = import('./chain/connect-chain.ts').then(({ connectChain }) =>
     connectChain(config, dataDir, logger),
-  ])
-  if (databaseResult.status === 'rejected' || chainResult.status === 'rejected') {
+  )
+  const appLoading = import('./api/app.ts')
+  const results = await Promise.allSettled([databaseOpening, chainConnecting, appLoading])
+  const [databaseResult, chainResult, appModuleResult] = results
+  if (
+    databaseResult.status === 'rejected' ||
+    chainResult.status === 'rejected' ||
+    appModuleResult.status === 'rejected'
+  ) {
     if (databaseResult.status === 'fulfilled') await databaseResult.value.close()
-    if (chainResult.status === 'fulfilled') {
-      await chainResult.value.embedded?.stop()
-      chainResult.value.chain.closeSigners?.()
-    }
-    throw databaseResult.status === 'rejected' ? databaseResult.reason : (chainResult as PromiseRejectedResult).reason
+    if (chainResult.status === 'fulfilled') await stopChain(chainResult.value)
+    throw results.find((result) => result.status === 'rejected')?.reason
   }
-  const database = databaseResult.value
-  const { chain, embedded: embeddedChain } = chainResult.value
+  return serve(config, dataDir, logger, databaseResult.value, chainResult.value, appModuleResult.value.buildApp)
+}
 
+async function serve(
+  config: Config,
+  dataDir: string,
+  logger: FastifyBaseLogger,
+  database: DatabaseHandle,
+  connected: ConnectedChain,
+  buildApp: typeof import('./api/app.ts').buildApp,
+): Promise<RunningService> {
+  const { chain } = connected
   try {
     const jwtSecret = config.jwt.secret ?? (await loadOrCreateDevJwtSecret(dataDir))
     const effectiveConfig: Config = { ...config, jwt: { ...config.jwt, secret: jwtSecret } }
@@ -78,19 +87,22 @@ export async function startService(config: Config, options: StartServiceOptions 
           // Refuse new requests from this moment, before Fastify starts closing.
           app.lifecycle.shuttingDown = true
           await app.close()
-          await embeddedChain?.stop()
-          chain.closeSigners?.()
+          await stopChain(connected)
           await database.close()
         })()
         return stopping
       },
     }
   } catch (error) {
-    await embeddedChain?.stop()
-    chain.closeSigners?.()
+    await stopChain(connected)
     await database.close()
     throw error
   }
+}
+
+async function stopChain({ chain, embedded }: ConnectedChain): Promise<void> {
+  await embedded?.stop()
+  chain.closeSigners?.()
 }
 
 async function openMigratedDatabase(config: Config, dataDir: string): Promise<DatabaseHandle> {
@@ -103,87 +115,6 @@ async function openMigratedDatabase(config: Config, dataDir: string): Promise<Da
   } catch (error) {
     await database.close()
     throw error
-  }
-}
-
-async function connectChain(
-  config: Config,
-  dataDir: string,
-  logger: FastifyBaseLogger,
-): Promise<{ chain: ChainContext; embedded: EmbeddedChain | undefined }> {
-  const { chain: settings } = config
-  if (settings.rpcUrls.length === 0) {
-    const anvilLogger = logger.child({ component: 'anvil' })
-    const embedded = await startEmbeddedChain({ dataDir, log: (line) => anvilLogger.debug(line) })
-    const chain: ChainContext = {
-      client: createChainClient({
-        rpcUrls: [embedded.rpcUrl],
-        chainId: embedded.chainId,
-        pollingIntervalMs: settings.pollingIntervalMs,
-      }),
-      chainId: embedded.chainId,
-      contractAddress: embedded.contractAddress,
-      relayers: embedded.relayerPrivateKeys.map((key) => privateKeyToAccount(key)),
-      // The embedded chain listens on loopback only, so its URL is as public as this development service.
-      publicRpcUrl: settings.publicRpcUrl ?? embedded.rpcUrl,
-      explorerTxUrl: settings.explorerTxUrl ?? null,
-    }
-    return { chain, embedded }
-  }
-
-  const probe = createChainClient({ rpcUrls: settings.rpcUrls, chainId: 1, pollingIntervalMs: 1000 })
-  const chainId = await probe.getChainId()
-  if (settings.chainId !== undefined && settings.chainId !== chainId) {
-    throw new Error(`CHAIN_ID is ${settings.chainId} but the RPC endpoint serves chain ${chainId}`)
-  }
-  const contractAddress = getAddress(settings.contractAddress!)
-  const client = createChainClient({
-    rpcUrls: settings.rpcUrls,
-    chainId,
-    pollingIntervalMs: settings.pollingIntervalMs,
-  })
-  const code = await client.getCode({ address: contractAddress })
-  if (code === undefined || code === '0x') {
-    throw new Error(`CONTRACT_ADDRESS ${contractAddress} has no contract code on chain ${chainId}`)
-  }
-  const signers = settings.pkcs11
-    ? await tokenSigners(settings.pkcs11, logger)
-    : { relayers: settings.relayerPrivateKeys.map((key) => privateKeyToAccount(key)) }
-  return {
-    chain: {
-      client,
-      chainId,
-      contractAddress,
-      ...signers,
-      publicRpcUrl: settings.publicRpcUrl ?? null,
-      explorerTxUrl: settings.explorerTxUrl ?? null,
-    },
-    embedded: undefined,
-  }
-}
-
-/** The relayer accounts on the PKCS#11 token, with their health; a configuration problem throws ConfigError. */
-async function tokenSigners(
-  settings: Pkcs11Config,
-  logger: FastifyBaseLogger,
-): Promise<Pick<ChainContext, 'relayers' | 'signerHealth' | 'closeSigners'>> {
-  const log = logger.child({ component: 'pkcs11' })
-  let health: SignerHealth | undefined
-  const opened = await openPkcs11Relayers(settings, (relayer, up, reason) =>
-    health?.report(relayer.address, relayer.keyLabel, up, reason),
-  )
-  const relayers = opened.map((relayer) => relayer.account)
-  health = new SignerHealth(
-    relayers.map((account) => account.address.toLowerCase()),
-    log,
-  )
-  log.info({ relayers: relayers.map((account) => account.address) }, 'relayer keys opened on the PKCS#11 token')
-  return {
-    relayers,
-    signerHealth: health,
-    closeSigners: () => {
-      for (const relayer of opened) relayer.key.close()
-    },
   }
 }
 
