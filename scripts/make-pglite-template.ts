@@ -1,5 +1,6 @@
 // Part of `npm install` (the `prepare` script): makes the migrated PGlite template a new data directory starts from
 // (src/db/pglite-template.ts), so that even the first `npm start` skips initdb.
-import { ensurePgliteTemplate } from '../src/db/pglite-template.ts'
+import { ensurePgliteTemplateDirectory } from '../src/db/pglite-template.ts'
 
-await ensurePgliteTemplate()
+// The archive first, then the directory unpacked from it.
+await ensurePgliteTemplateDirectory()

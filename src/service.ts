@@ -10,7 +10,7 @@ import type { ConnectedChain } from './chain/connect-chain.ts'
 import type { Config } from './config.ts'
 import { type DatabaseHandle, openDatabase, pgliteDirectory } from './db/database.ts'
 import { migrateDatabase } from './db/migrate.ts'
-import { templateForNewPgliteDirectory } from './db/pglite-template.ts'
+import { prepareNewPgliteDirectory } from './db/pglite-template.ts'
 import { loadOrCreateDevJwtSecret } from './embedded/dev-jwt-secret.ts'
 import { loggerOptions } from './logging.ts'
 
@@ -107,8 +107,8 @@ async function stopChain({ chain, embedded }: ConnectedChain): Promise<void> {
 
 async function openMigratedDatabase(config: Config, dataDir: string): Promise<DatabaseHandle> {
   const pgliteDir = pgliteDirectory(dataDir)
-  const pgliteTemplate = config.database.url === undefined ? await templateForNewPgliteDirectory(pgliteDir) : undefined
-  const database = await openDatabase({ url: config.database.url, pgliteDir, pgliteTemplate })
+  if (config.database.url === undefined) await prepareNewPgliteDirectory(pgliteDir)
+  const database = await openDatabase({ url: config.database.url, pgliteDir })
   try {
     await migrateDatabase(database)
     return database
