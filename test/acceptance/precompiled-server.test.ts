@@ -30,7 +30,10 @@ describe('npm start', () => {
   })
 
   it('serves from the precompiled build', async () => {
-    const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+    const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+      version: string
+      scripts: { start: string }
+    }
     expect(manifest.scripts.start).toBe('node bin/server.js')
     expect(precompiledIsFresh(ROOT, target)).toBe(true)
 
@@ -39,8 +42,15 @@ describe('npm start', () => {
     dirs.push(dataDir, coverageDir)
     server = await startServerProcess({ DATA_DIR: dataDir, NODE_V8_COVERAGE: coverageDir })
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+    // Paths the sources find through import.meta.url resolve from the build too: package.json (the version), the
+    // migrations (a fresh start runs them), anvil's binary (the chain answers), the page's sources (it builds).
     const info = (await (await fetch(`${server.url}/api/info`)).json()) as { version: string }
-    expect(info.version).toBe(JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version)
+    expect(info.version).toBe(manifest.version)
+    const page = await fetch(`${server.url}/v/bKpCcm5fZzH5YvZQFoRkEfyY7xok3CqkOtLxSwvUvSU`)
+    expect(page.status).toBe(200)
+    const script = /src="\.\.\/(assets\/[^"]+\.js)"/.exec(await page.text())?.[1]
+    expect(script).toBeDefined()
+    expect((await fetch(`${server.url}/${script}`)).status).toBe(200)
     const pid = server.child.pid!
     expect(await server.stop('SIGTERM')).toBe(0)
 
@@ -49,5 +59,5 @@ describe('npm start', () => {
     expect(ours).toContain(pathToFileURL(join(ROOT, target.dir, `${target.entry}.js`)).href)
     expect(ours.filter((url) => url.endsWith('.ts'))).toEqual([])
     expect(scripts.filter((url) => url.includes('/node_modules/tsx/'))).toEqual([])
-  })
+  }, 120_000)
 })
