@@ -35,8 +35,9 @@ export async function startService(config: Config, options: StartServiceOptions 
   if (embedded) await mkdir(dataDir, { recursive: true })
 
   // The database, the chain and the HTTP app's modules load independently, so all three go at once. The database
-  // starts first: opening PGlite mostly waits for its WebAssembly to compile off the main thread, while the chain
-  // client's and the app's modules (viem, Fastify, Swagger, the routes: most of this module graph) load on it.
+  // starts first: opening PGlite mostly waits on the disk (a new directory's template copy, its WebAssembly and file
+  // bundle), while the chain client's and the app's modules (viem, Fastify, Swagger, the routes: most of this module
+  // graph) load on the main thread.
   const databaseOpening = openMigratedDatabase(config, dataDir)
   const chainConnecting = import('./chain/connect-chain.ts').then(({ connectChain }) =>
     connectChain(config, dataDir, logger),
