@@ -24,8 +24,10 @@ import { registerErrorHandling, sendProblem } from './error-handler.ts'
 import { clientErrorHandler, frameworkErrors } from './framework-errors.ts'
 import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
 import { mailerPlugin } from './plugins/mailer.ts'
+import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { relayerPlugin } from './plugins/relayer.ts'
 import { signInCleanupPlugin } from './plugins/sign-in-cleanup.ts'
+import { verifyPlugin } from './plugins/verify.ts'
 import { ProblemError } from './problem.ts'
 import { authRoutes } from './routes/auth.ts'
 import { healthRoutes } from './routes/health.ts'
@@ -125,7 +127,9 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   registerHttpMetrics(app, metrics, config.metrics.token)
 
   // Services for the app's lifetime first, decorated on it; then the routes that wire them to HTTP.
+  await app.register(rateLimitPlugin)
   await app.register(relayerPlugin)
+  await app.register(verifyPlugin)
   await app.register(mailerPlugin)
   await app.register(signInCleanupPlugin)
   await app.register(healthRoutes)

@@ -4,16 +4,17 @@
 import { ChainError, type ChainErrorType } from '../chain/chain-errors.ts'
 import { RelayError, type RelayErrorType } from '../relayer/errors.ts'
 import type { RelayOutcomeLabel } from '../relayer/relay-metrics.ts'
+import { VerifyError, type VerifyErrorType } from '../verify/errors.ts'
 import { type ProblemCode, ProblemError } from './problem.ts'
 
-type DomainErrorType = ChainErrorType | RelayErrorType
+type DomainErrorType = ChainErrorType | RelayErrorType | VerifyErrorType
 type DomainErrorCode = DomainErrorType['code']
 
 interface ProblemMapping<E extends DomainErrorType> {
   status: number
   problem: ProblemCode
-  /** The label of relay_outcomes_total for a relay that ended with this error. */
-  outcome: RelayOutcomeLabel
+  /** The label of relay_outcomes_total for a relay that ended with this error (none for errors a relay cannot end with). */
+  outcome?: RelayOutcomeLabel
   /** Extensions and headers the problem carries besides the error's message. */
   extras?: (error: E) => { extensions?: Record<string, unknown>; headers?: Record<string, string> }
 }
@@ -42,20 +43,29 @@ const DOMAIN_PROBLEMS: { [C in DomainErrorCode]: ProblemMapping<Extract<DomainEr
     extras: () => ({ headers: { 'www-authenticate': 'Bearer' } }),
   },
 
-  // Verify (src/verify/errors.ts): its codes join here, with its own outcome labels, once its errors carry them.
+  // Verify (src/verify/errors.ts)
+  ERR_ANCHOR_NOT_FOUND: { status: 404, problem: 'ANCHOR_NOT_FOUND' },
+  ERR_CHAIN_TOO_DEEP: { status: 422, problem: 'CHAIN_TOO_DEEP' },
 }
 
 export interface DomainProblem {
   problem: ProblemError
-  outcome: RelayOutcomeLabel
+  outcome: RelayOutcomeLabel | undefined
 }
 
-/** The problem and metric label of a domain error; undefined for any other error (the error handler answers it). */
-export function domainProblem(error: unknown): DomainProblem | undefined {
-  if (!(error instanceof ChainError || error instanceof RelayError)) return undefined
+/**
+ * The problem and metric label of a domain error; undefined for any other error (the error handler answers it).
+ * `headers`: what the route adds to the answer (a cache lifetime, say).
+ */
+export function domainProblem(error: unknown, headers: Record<string, string> = {}): DomainProblem | undefined {
+  if (!(error instanceof ChainError || error instanceof RelayError || error instanceof VerifyError)) return undefined
   const known = error as DomainErrorType
   // The table pairs each code with its own class; indexing by a union of codes cannot show that to the compiler.
   const mapping = DOMAIN_PROBLEMS[known.code] as ProblemMapping<DomainErrorType>
-  const problem = new ProblemError(mapping.status, mapping.problem, known.message, mapping.extras?.(known))
+  const extras = mapping.extras?.(known)
+  const problem = new ProblemError(mapping.status, mapping.problem, known.message, {
+    ...extras,
+    headers: { ...extras?.headers, ...headers },
+  })
   return { problem, outcome: mapping.outcome }
 }

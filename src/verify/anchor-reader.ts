@@ -57,7 +57,7 @@ export class AnchorReader {
         ...missing.map((hash) => client.getTransactionReceipt({ hash }).catch(receiptNotFound)),
       ])
     } catch (error) {
-      throw new ChainUnavailableError('the chain RPC failed', { cause: error })
+      throw new ChainUnavailableError('The blockchain could not be reached; try again later', { cause: error })
     }
     for (const [i, hash] of missing.entries()) {
       const receipt = receipts[i]

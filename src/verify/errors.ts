@@ -1,12 +1,23 @@
-// Why a verification ended without a result; the route maps each to its problem code. A chain that cannot be asked
-// is ChainUnavailableError (src/chain/chain-errors.ts), shared with the relayer.
+// Why a verification ended without a result: one base with a stable `code`; src/api/domain-problems.ts maps each code
+// to HTTP. A chain that cannot be asked is ChainUnavailableError (src/chain/chain-errors.ts), shared with the relayer.
+
+export type VerifyErrorCode = 'ERR_ANCHOR_NOT_FOUND' | 'ERR_CHAIN_TOO_DEEP'
+
+export abstract class VerifyError extends Error {
+  abstract readonly code: VerifyErrorCode
+}
 
 /** The transaction (or a link of its chain) holds no DocumentAnchored event of the configured contract. */
-export class AnchorNotFoundError extends Error {
+export class AnchorNotFoundError extends VerifyError {
   override name = 'AnchorNotFoundError'
+  readonly code = 'ERR_ANCHOR_NOT_FOUND'
 }
 
 /** The chain is longer than the configured walk limit. */
-export class ChainTooDeepError extends Error {
+export class ChainTooDeepError extends VerifyError {
   override name = 'ChainTooDeepError'
+  readonly code = 'ERR_CHAIN_TOO_DEEP'
 }
+
+/** Every verify failure, so a code names its class. */
+export type VerifyErrorType = AnchorNotFoundError | ChainTooDeepError

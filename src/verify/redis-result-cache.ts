@@ -1,10 +1,13 @@
 // The verify result cache in Redis, shared by every instance of the service.
 import type { Redis } from 'ioredis'
+import type { VerifyErrorCode } from './errors.ts'
 import type { CachedResult, ResultCache } from './result-cache.ts'
 
+const OUTCOMES = new Set<string>(['verified', 'ERR_ANCHOR_NOT_FOUND', 'ERR_CHAIN_TOO_DEEP'])
+
 /**
- * Each result is one Redis string, `status \n freshUntil \n etag \n body`: the body stays the stored bytes, with no
- * second JSON layer to encode on write and decode on every hit.
+ * Each result is one Redis string, `outcome \n freshUntil \n etag \n body` (a failure: no ETag, its message as body):
+ * the body stays the stored bytes, with no second JSON layer to encode on write and decode on every hit.
  */
 export class RedisResultCache implements ResultCache {
   readonly #redis: Redis
@@ -22,7 +25,10 @@ export class RedisResultCache implements ResultCache {
   }
 
   async set(key: string, value: CachedResult, retainMs: number): Promise<void> {
-    const stored = `${value.status}\n${value.freshUntil}\n${value.etag}\n${value.body}`
+    const stored =
+      value.outcome === 'verified'
+        ? `verified\n${value.freshUntil}\n${value.etag}\n${value.body}`
+        : `${value.outcome}\n${value.freshUntil}\n\n${value.detail}`
     await this.#redis.set(this.#prefix + key, stored, 'PX', Math.max(1, Math.ceil(retainMs)))
   }
 }
@@ -32,8 +38,10 @@ function decode(stored: string): CachedResult | undefined {
   const second = stored.indexOf('\n', first + 1)
   const third = stored.indexOf('\n', second + 1)
   if (first < 0 || second < 0 || third < 0) return undefined
-  const status = Number(stored.slice(0, first))
+  const outcome = stored.slice(0, first)
   const freshUntil = Number(stored.slice(first + 1, second))
-  if (!Number.isInteger(status) || !Number.isFinite(freshUntil)) return undefined
-  return { status, freshUntil, etag: stored.slice(second + 1, third), body: stored.slice(third + 1) }
+  if (!OUTCOMES.has(outcome) || !Number.isFinite(freshUntil)) return undefined
+  const body = stored.slice(third + 1)
+  if (outcome === 'verified') return { outcome, freshUntil, etag: stored.slice(second + 1, third), body }
+  return { outcome: outcome as VerifyErrorCode, freshUntil, detail: body }
 }

@@ -1,16 +1,25 @@
-// Finished verify responses, kept serialized so a hit is sent as stored bytes without any work.
+// Finished verifications, kept serialized so a hit is sent as stored bytes without any work.
 import { LRUCache } from 'lru-cache'
+import type { VerifyErrorCode } from './errors.ts'
 
-export interface CachedResult {
-  /** 200, or the status of a cached problem (404 and 422 are cached briefly). */
-  status: number
-  /** The response body exactly as sent. */
+/** A verified chain: the answer's body exactly as sent, and its strong ETag (quotes included). */
+export interface VerifiedResult {
+  outcome: 'verified'
   body: string
-  /** Strong ETag of `body`, quotes included. */
   etag: string
-  /** Epoch milliseconds until which the result is served as is; after it only as a fallback while the chain is down. */
+  /** Epoch milliseconds until which it is served as is; after it only as a fallback while the chain is down. */
   freshUntil: number
 }
+
+/** A failure, remembered briefly like a result: asking again within seconds would get the same answer. */
+export interface FailedResult {
+  outcome: VerifyErrorCode
+  /** The failure's message. */
+  detail: string
+  freshUntil: number
+}
+
+export type CachedResult = VerifiedResult | FailedResult
 
 export interface ResultCache {
   get(key: string): Promise<CachedResult | undefined>

@@ -3,11 +3,10 @@ import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Counter } from 'prom-client'
 import type { Hash } from 'viem'
-import { type ProblemCode, problemBody } from '../api/problem.ts'
 import { ChainUnavailableError } from '../chain/chain-errors.ts'
 import { type VerifiedChain, type WalkDependencies, walkChain } from './chain-walker.ts'
-import { AnchorNotFoundError, ChainTooDeepError } from './errors.ts'
-import type { CachedResult, ResultCache } from './result-cache.ts'
+import { AnchorNotFoundError, ChainTooDeepError, VerifyError, type VerifyErrorType } from './errors.ts'
+import type { CachedResult, FailedResult, ResultCache, VerifiedResult } from './result-cache.ts'
 import { SingleFlight } from './single-flight.ts'
 
 export interface VerifyServiceOptions {
@@ -32,17 +31,21 @@ export class VerifyService {
   }
 
   /**
-   * The response for `txHash` (lower-case hex); one whose `freshUntil` has passed is a fallback served while the
-   * chain is down. Rejects with ChainUnavailableError when there is nothing to serve.
+   * The verified answer for `txHash` (lower-case hex); one whose `freshUntil` has passed is a fallback served while
+   * the chain is down. Rejects with AnchorNotFoundError or ChainTooDeepError (remembered for a few seconds), or with
+   * ChainUnavailableError when there is nothing to serve.
    */
-  async verify(txHash: Hash): Promise<CachedResult> {
-    const cached = await this.#cached(txHash)
-    if (cached !== undefined && cached.freshUntil > this.#now()) {
+  async verify(txHash: Hash): Promise<VerifiedResult> {
+    let result = await this.#cached(txHash)
+    if (result !== undefined && result.freshUntil > this.#now()) {
       this.#options.counters.hits.inc()
-      return cached
+    } else {
+      this.#options.counters.misses.inc()
+      const previous = result
+      result = await this.#flights.run(txHash, () => this.#refresh(txHash, previous))
     }
-    this.#options.counters.misses.inc()
-    return this.#flights.run(txHash, () => this.#refresh(txHash, cached))
+    if (result.outcome === 'verified') return result
+    throw rememberedError(result)
   }
 
   async #refresh(txHash: Hash, previous: CachedResult | undefined): Promise<CachedResult> {
@@ -52,21 +55,21 @@ export class VerifyService {
     this.#options.counters.walks.inc()
     try {
       const verified = await walkChain(this.#options.walk, txHash)
-      result = this.#result(200, serializeVerified(txHash, verified), cacheTtlSeconds)
+      const body = serializeVerified(txHash, verified)
+      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+      result = { outcome: 'verified', body, etag, freshUntil: this.#freshUntil(cacheTtlSeconds) }
       retainSeconds = cacheTtlSeconds + staleIfErrorSeconds
     } catch (error) {
-      if (error instanceof AnchorNotFoundError) {
-        result = this.#problem(404, 'ANCHOR_NOT_FOUND', error.message, notFoundTtlSeconds)
-      } else if (error instanceof ChainTooDeepError) {
-        result = this.#problem(422, 'CHAIN_TOO_DEEP', error.message, notFoundTtlSeconds)
-      } else if (error instanceof ChainUnavailableError && previous?.status === 200) {
+      if (error instanceof VerifyError) {
+        result = { outcome: error.code, detail: error.message, freshUntil: this.#freshUntil(notFoundTtlSeconds) }
+        retainSeconds = notFoundTtlSeconds
+      } else if (error instanceof ChainUnavailableError && previous?.outcome === 'verified') {
         // A verified chain stays verified: serving the last good answer beats failing while the RPC is down.
         this.#options.counters.staleServed.inc()
         return previous
       } else {
         throw error
       }
-      retainSeconds = notFoundTtlSeconds
     }
     if (retainSeconds > 0 && result.freshUntil > this.#now()) {
       await this.#options.cache.set(txHash, result, retainSeconds * 1000).catch((error: unknown) => {
@@ -86,18 +89,19 @@ export class VerifyService {
     }
   }
 
-  #result(status: number, body: string, ttlSeconds: number): CachedResult {
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
-    return { status, body, etag, freshUntil: this.#now() + ttlSeconds * 1000 }
-  }
-
-  #problem(status: number, code: ProblemCode, detail: string, ttlSeconds: number): CachedResult {
-    return this.#result(status, JSON.stringify(problemBody(status, code, detail)), ttlSeconds)
+  #freshUntil(ttlSeconds: number): number {
+    return this.#now() + ttlSeconds * 1000
   }
 }
 
+function rememberedError(result: FailedResult): VerifyErrorType {
+  return result.outcome === 'ERR_ANCHOR_NOT_FOUND'
+    ? new AnchorNotFoundError(result.detail)
+    : new ChainTooDeepError(result.detail)
+}
+
 /** The 200 body, keys in the documented order. */
-export function serializeVerified(txHash: Hash, verified: VerifiedChain): string {
+function serializeVerified(txHash: Hash, verified: VerifiedChain): string {
   const { anchor } = verified
   return JSON.stringify({
     txHash,

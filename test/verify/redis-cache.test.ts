@@ -28,7 +28,7 @@ describe('verify cache in Redis', () => {
 
   describe('RedisResultCache', () => {
     const result: CachedResult = {
-      status: 200,
+      outcome: 'verified',
       body: '{"txHash":"0xab","note":"line\\nbreak and ünïcode\n raw newline"}',
       etag: '"abc_-123"',
       freshUntil: 1_760_000_000_123,
@@ -39,6 +39,17 @@ describe('verify cache in Redis', () => {
       await cache.set('0x01', result, 60_000)
       expect(await cache.get('0x01')).toEqual(result)
       expect(await cache.get('0x02')).toBeUndefined()
+    })
+
+    it('returns a remembered failure with its message', async () => {
+      const cache = new RedisResultCache(redis, `${PREFIX}unit:`)
+      const failure: CachedResult = {
+        outcome: 'ERR_ANCHOR_NOT_FOUND',
+        detail: 'holds no anchor\nof this contract',
+        freshUntil: 5,
+      }
+      await cache.set('0x05', failure, 60_000)
+      expect(await cache.get('0x05')).toEqual(failure)
     })
 
     it('forgets an entry after its retention time', async () => {

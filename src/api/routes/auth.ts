@@ -3,13 +3,13 @@ import { deriveSignInCodeKey } from '../../auth/sign-in-codes.ts'
 import type { AppInstance } from '../app-types.ts'
 import { authEmailRoutes } from './auth-email.ts'
 import { authOAuthRoutes } from './auth-oauth.ts'
-import { registerSignInLimiters } from './auth-rate-limits.ts'
+import { createSignInLimiters } from './auth-rate-limits.ts'
 import { authSessionRoutes } from './auth-session.ts'
 import { createSignIn } from './auth-sign-in.ts'
 
 export async function authRoutes(app: AppInstance): Promise<void> {
   const { config, jwt } = app.deps
-  const limiters = await registerSignInLimiters(app)
+  const limiters = createSignInLimiters(app)
   const signIn = createSignIn(app)
   const codeSettings = {
     key: deriveSignInCodeKey(jwt.secret),

@@ -1,8 +1,6 @@
 // POST /api/relay and GET /api/anchors/:compositeHash, on the relayer the app's plugin built (plugins/relayer.ts).
 
 import { fromBase64Url, type IdentityAttestation, identityCommitment, QR_CIPHERTEXT_LIMIT } from '@docanchor/client'
-import rateLimit from '@fastify/rate-limit'
-import type { FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { ChainUnavailableError } from '../../chain/chain-errors.ts'
 import { type AnchorRow, findOwnAnchor } from '../../relayer/outbox/anchors.ts'
@@ -78,30 +76,18 @@ export async function relayRoutes(app: AppInstance): Promise<void> {
   app.addHook('onRequest', app.authenticate)
   // Shared through Redis when configured, so N instances enforce one limit per user. While Redis is down the limit
   // is skipped rather than failing relays: the plan's quota, kept in the database, still bounds what a user spends.
-  const { redis } = app.deps
-  await app.register(rateLimit, {
-    global: false,
-    skipOnError: true,
-    ...(redis && { redis, nameSpace: 'anchor:relay:rate:' }),
-  })
-  const perUser = app.createRateLimit({
+  const limitPerUser = app.limiter({
+    name: 'relay',
     max: config.limits.relayPerUserPerMinute,
-    timeWindow: MINUTE_MS,
-    keyGenerator: (request) => `relay:${request.user.id}`,
+    timeWindowMs: MINUTE_MS,
+    what: 'relay requests',
+    key: (request) => request.user.id,
   })
-  const limitPerUser = async (request: FastifyRequest) => {
-    const result = await perUser(request)
-    if (!result.isAllowed && result.isExceeded) {
-      throw new ProblemError(429, 'RATE_LIMITED', 'Too many relay requests; try again later', {
-        headers: { 'retry-after': String(Math.max(1, result.ttlInSeconds)) },
-      })
-    }
-  }
 
   app.post(
     '/api/relay',
     {
-      preHandler: limitPerUser,
+      preHandler: (request) => limitPerUser(request),
       schema: {
         tags: ['relay'],
         summary: 'Anchor a composite hash on chain',

@@ -1,17 +1,13 @@
 // GET /api/verify/:txHash: public, trustless verification of an anchor and its whole signature chain.
 import { TRUST_ANCHORS } from '@docanchor/client'
-import rateLimit from '@fastify/rate-limit'
 import type { FastifyReply } from 'fastify'
-import { Counter } from 'prom-client'
 import { z } from 'zod'
-import { ChainUnavailableError } from '../../chain/chain-errors.ts'
-import { AnchorReader } from '../../verify/anchor-reader.ts'
-import { RedisResultCache } from '../../verify/redis-result-cache.ts'
-import { LruResultCache, type ResultCache } from '../../verify/result-cache.ts'
+import { VerifyError } from '../../verify/errors.ts'
+import type { VerifiedResult } from '../../verify/result-cache.ts'
 import { parseTxHashParam } from '../../verify/tx-hash-param.ts'
-import { VerifyService } from '../../verify/verify-service.ts'
 import type { AppInstance } from '../app-types.ts'
-import { PROBLEM_CONTENT_TYPE, ProblemError, ProblemSchema } from '../problem.ts'
+import { domainProblem } from '../domain-problems.ts'
+import { ProblemSchema } from '../problem.ts'
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 const HEX_HASH = z.string().regex(/^0x[0-9a-f]{64}$/)
@@ -70,65 +66,25 @@ const VerifyResponseSchema = z.object({
 })
 
 export async function verifyRoutes(app: AppInstance): Promise<void> {
-  const { config, chain, database, metrics, redis } = app.deps
+  const { config } = app.deps
   const settings = config.verify
-
-  // Keyed by deployment as well, so chains and contracts sharing one Redis never mix their results; and by the answer's
-  // shape (`a2`: with attestations), so answers cached by an older version are never served as this one's.
-  const deployment = `${settings.redisKeyPrefix}a2:${chain.chainId}:${chain.contractAddress.toLowerCase()}:`
-  const cache: ResultCache = redis
-    ? new RedisResultCache(redis, deployment)
-    : new LruResultCache(settings.cacheMaxEntries)
-
-  const counter = (name: string, help: string) => new Counter({ name, help, registers: [metrics.registry] })
-  const service = new VerifyService({
-    walk: {
-      db: database.db,
-      reader: new AnchorReader({
-        client: chain.client,
-        contract: chain.contractAddress,
-        finalityDepth: settings.finalityDepth,
-        finalCacheMaxEntries: settings.receiptCacheMaxEntries,
-      }),
-      maxDepth: settings.maxDepth,
-      maxSuccessors: settings.maxSuccessors,
-    },
-    cache,
-    cacheTtlSeconds: settings.cacheTtlSeconds,
-    notFoundTtlSeconds: settings.notFoundTtlSeconds,
-    staleIfErrorSeconds: settings.staleIfErrorSeconds,
-    counters: {
-      hits: counter('verify_cache_hits_total', 'Verify requests answered from the result cache'),
-      misses: counter('verify_cache_misses_total', 'Verify requests that needed the chain'),
-      walks: counter('verify_walks_total', 'Chain walks run; concurrent misses of one hash share a walk'),
-      staleServed: counter('verify_stale_served_total', 'Expired verify results served while the chain was down'),
-    },
-    log: app.log,
-  })
-
-  await app.register(rateLimit, {
-    global: false,
-    ...(redis && { redis, nameSpace: `${settings.redisKeyPrefix}rate:` }),
-    // Verification must keep working when Redis does not.
-    skipOnError: true,
-    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
-    addHeaders: {
-      'x-ratelimit-limit': true,
-      'x-ratelimit-remaining': true,
-      'x-ratelimit-reset': true,
-      'retry-after': true,
-    },
-    errorResponseBuilder: (_request, context) =>
-      new ProblemError(429, 'RATE_LIMITED', `Too many verification requests; retry in ${context.after}`),
-  })
-
+  const service = app.verify
   const freshCacheControl = `public, max-age=${settings.cacheTtlSeconds}`
-  const notFoundCacheControl = `public, max-age=${settings.notFoundTtlSeconds}`
+  // The service remembers a failure this long; a client may too.
+  const failureHeaders = { 'cache-control': `public, max-age=${settings.notFoundTtlSeconds}` }
+
+  // Keyed under the verify prefix, like the cache, so deployments sharing one Redis count apart.
+  const limitPerIp = app.limiter({
+    name: `${settings.redisKeyPrefix}ip`,
+    max: config.limits.verifyPerIpPerMinute,
+    timeWindowMs: 60_000,
+    what: 'verification requests',
+  })
 
   app.get(
     '/api/verify/:txHash',
     {
-      config: { rateLimit: { max: config.limits.verifyPerIpPerMinute, timeWindow: 60_000 } },
+      onRequest: (request) => limitPerIp(request),
       schema: {
         tags: ['verify'],
         summary: 'Verify an anchor and its signature chain against the blockchain',
@@ -146,24 +102,14 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      let result: Awaited<ReturnType<VerifyService['verify']>>
+      let result: VerifiedResult
       try {
         result = await service.verify(request.params.txHash)
       } catch (error) {
-        if (error instanceof ChainUnavailableError) {
-          throw new ProblemError(502, 'CHAIN_UNAVAILABLE', 'The blockchain could not be reached; try again later')
-        }
-        throw error
+        throw domainProblem(error, error instanceof VerifyError ? failureHeaders : {})?.problem ?? error
       }
       // The stored string goes out as is: Fastify passes a string with a JSON content type through unserialized.
       const raw = reply as unknown as FastifyReply
-      if (result.status !== 200) {
-        return raw
-          .code(result.status)
-          .header('content-type', PROBLEM_CONTENT_TYPE)
-          .header('cache-control', notFoundCacheControl)
-          .send(result.body)
-      }
       raw
         .header('cache-control', result.freshUntil > Date.now() ? freshCacheControl : 'public, max-age=0')
         .header('etag', result.etag)

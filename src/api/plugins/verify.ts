@@ -1,0 +1,59 @@
+// Builds the verify service (result cache, receipt reader, counters) once per app and decorates it as `app.verify`:
+// the route only wires it to HTTP, and tests reach it the way the route does.
+import fp from 'fastify-plugin'
+import { Counter } from 'prom-client'
+import { AnchorReader } from '../../verify/anchor-reader.ts'
+import { RedisResultCache } from '../../verify/redis-result-cache.ts'
+import { LruResultCache, type ResultCache } from '../../verify/result-cache.ts'
+import { VerifyService } from '../../verify/verify-service.ts'
+import type { AppInstance } from '../app-types.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    verify: VerifyService
+  }
+}
+
+export const verifyPlugin = fp(
+  async (app: AppInstance) => {
+    const { config, chain, database, metrics, redis } = app.deps
+    const settings = config.verify
+
+    // Keyed by deployment as well, so chains and contracts sharing one Redis never mix their results; and by the
+    // entry's shape (`a3`: outcomes, attestations), so entries cached by an older version are never served as this one's.
+    const deployment = `${settings.redisKeyPrefix}a3:${chain.chainId}:${chain.contractAddress.toLowerCase()}:`
+    const cache: ResultCache = redis
+      ? new RedisResultCache(redis, deployment)
+      : new LruResultCache(settings.cacheMaxEntries)
+
+    const counter = (name: string, help: string) => new Counter({ name, help, registers: [metrics.registry] })
+    app.decorate(
+      'verify',
+      new VerifyService({
+        walk: {
+          db: database.db,
+          reader: new AnchorReader({
+            client: chain.client,
+            contract: chain.contractAddress,
+            finalityDepth: settings.finalityDepth,
+            finalCacheMaxEntries: settings.receiptCacheMaxEntries,
+          }),
+          maxDepth: settings.maxDepth,
+          maxSuccessors: settings.maxSuccessors,
+        },
+        cache,
+        cacheTtlSeconds: settings.cacheTtlSeconds,
+        notFoundTtlSeconds: settings.notFoundTtlSeconds,
+        staleIfErrorSeconds: settings.staleIfErrorSeconds,
+        counters: {
+          hits: counter('verify_cache_hits_total', 'Verify requests answered from the result cache'),
+          misses: counter('verify_cache_misses_total', 'Verify requests that needed the chain'),
+          walks: counter('verify_walks_total', 'Chain walks run; concurrent misses of one hash share a walk'),
+          staleServed: counter('verify_stale_served_total', 'Expired verify results served while the chain was down'),
+        },
+        log: app.log,
+      }),
+    )
+  },
+  { name: 'verify-service' },
+)
