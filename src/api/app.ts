@@ -81,21 +81,27 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   })
   // A request in flight when shutdown begins keeps its keep-alive connection, which the server's close would then wait
   // on until the keep-alive timeout (72 s): answering it with `Connection: close` lets the socket go with the response.
-  app.addHook('onSend', async (_request, reply) => {
+  // Hooks on every request take a callback rather than being async: no promise per request and hook.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (app.lifecycle.shuttingDown) reply.header('connection', 'close')
+    done(null, payload)
   })
   const strictTransportSecurity =
     config.hstsMaxAgeSeconds > 0 ? `max-age=${config.hstsMaxAgeSeconds}; includeSubDomains` : undefined
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-content-type-options', 'nosniff')
     if (strictTransportSecurity) reply.header('strict-transport-security', strictTransportSecurity)
     if (app.lifecycle.shuttingDown && request.url !== '/healthz') {
       reply.header('connection', 'close')
-      return sendProblem(reply, new ProblemError(503, 'NOT_READY', 'The service is shutting down'))
+      sendProblem(reply, new ProblemError(503, 'NOT_READY', 'The service is shutting down'))
+      return
     }
+    done()
   })
 
   registerErrorHandling(app)
+  // Before any route: each route gets its own metrics hook when it is added.
+  registerHttpMetrics(app, metrics, config.metrics.token)
   await app.register(cors, {
     origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
@@ -124,7 +130,6 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
       policy.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(' upgrade-insecure-requests;', ''),
   })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-  registerHttpMetrics(app, metrics, config.metrics.token)
 
   // Services for the app's lifetime first, decorated on it; then the routes that wire them to HTTP.
   await app.register(rateLimitPlugin)

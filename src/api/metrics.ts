@@ -1,6 +1,6 @@
 // Prometheus metrics: one registry per app, so tests can build several apps in one process.
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
 import { ProblemError } from './problem.ts'
 
@@ -31,23 +31,56 @@ export function createMetrics(): Metrics {
   }
 }
 
-/** `token`: the bearer token /metrics requires (METRICS_TOKEN); undefined leaves it open (development). */
+/**
+ * Counts and times every response by route template and status. `token`: the bearer token /metrics requires
+ * (METRICS_TOKEN); undefined leaves it open (development). Call before any route is added: each route gets its own
+ * hook, made when the route is added, so that a response costs no lookup of its route and no new labels object.
+ */
 export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics, token: string | undefined): void {
-  app.addHook('onResponse', async (request, reply) => {
-    // The route template, not the URL: one series per route however many tx hashes are asked for.
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status: String(reply.statusCode),
-    }
-    metrics.httpRequests.inc(labels)
-    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000)
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    // A new array, never a push: Fastify copies a GET route's options for its HEAD route before this hook runs.
+    route.onResponse = [...toArray(route.onResponse), seriesHook(metrics, route.url, methods)]
+  })
+  // Requests no route matched (Fastify's 404 handler is not a route, so no onRoute).
+  const unmatched = seriesHook(metrics, 'unmatched', [])
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.is404) unmatched(request, reply, done)
+    else done()
   })
   const onRequest = token === undefined ? [] : [metricsGuard(token)]
   app.get('/metrics', { schema: { hide: true }, onRequest }, async (_request, reply) => {
     reply.type(metrics.registry.contentType)
     return metrics.registry.metrics()
   })
+}
+
+type LabelValues = Record<'method' | 'route' | 'status', string>
+
+/** An onResponse hook for one route: its labels made once per method and status, then reused. */
+function seriesHook(metrics: Metrics, route: string, methods: readonly string[]) {
+  const seen = new Map<number | string, LabelValues>()
+  const labelsOf = (method: string, status: number): LabelValues => {
+    // Most routes answer one method: the status alone is then the key.
+    const key = methods.length === 1 ? status : `${method} ${status}`
+    let labels = seen.get(key)
+    if (labels === undefined) {
+      labels = { method, route, status: String(status) }
+      seen.set(key, labels)
+    }
+    return labels
+  }
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const labels = labelsOf(request.method, reply.statusCode)
+    metrics.httpRequests.inc(labels)
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000)
+    done()
+  }
+}
+
+function toArray<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return []
+  return Array.isArray(value) ? value : [value]
 }
 
 /** Compares digests, so neither the token's length nor its prefix leaks through the time a wrong guess takes. */

@@ -36,7 +36,13 @@ export class VerifyService {
    * ChainUnavailableError when there is nothing to serve.
    */
   async verify(txHash: Hash): Promise<VerifiedResult> {
-    let result = await this.#cached(txHash)
+    let result: CachedResult | undefined
+    try {
+      result = await this.#options.cache.get(txHash)
+    } catch (error) {
+      // A cache outage costs speed, not answers.
+      this.#options.log.warn({ err: error }, 'verify cache read failed')
+    }
     if (result !== undefined && result.freshUntil > this.#now()) {
       this.#options.counters.hits.inc()
     } else {
@@ -77,16 +83,6 @@ export class VerifyService {
       })
     }
     return result
-  }
-
-  async #cached(txHash: Hash): Promise<CachedResult | undefined> {
-    try {
-      return await this.#options.cache.get(txHash)
-    } catch (error) {
-      // A cache outage costs speed, not answers.
-      this.#options.log.warn({ err: error }, 'verify cache read failed')
-      return undefined
-    }
   }
 
   #freshUntil(ttlSeconds: number): number {

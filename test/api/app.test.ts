@@ -114,5 +114,26 @@ describe('API skeleton', () => {
       const text = (await t.app.inject('/metrics')).body
       expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/info",status="200"\} \d+/)
     })
+
+    it('counts each response once, under its method, route template and status', async () => {
+      const count = async (labels: string) => {
+        const text = (await t.app.inject('/metrics')).body
+        const line = text.split('\n').find((row) => row.startsWith(`http_requests_total{${labels}} `))
+        return Number(line?.split(' ')[1] ?? 0)
+      }
+      const get = 'method="GET",route="/api/verify/:txHash",status="400"'
+      const head = 'method="HEAD",route="/api/info",status="200"'
+      const unmatched = 'method="GET",route="unmatched",status="404"'
+      const before = [await count(get), await count(head), await count(unmatched)]
+      await t.app.inject('/api/verify/not-a-hash')
+      await t.app.inject('/api/verify/still-not-a-hash')
+      await t.app.inject({ method: 'HEAD', url: '/api/info' })
+      await t.app.inject('/no/such/route')
+      expect([await count(get), await count(head), await count(unmatched)]).toEqual([
+        before[0]! + 2,
+        before[1]! + 1,
+        before[2]! + 1,
+      ])
+    })
   })
 })

@@ -1,6 +1,7 @@
 // GET /api/verify/:txHash: public, trustless verification of an anchor and its whole signature chain.
 import { TRUST_ANCHORS } from '@docanchor/client'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifySchemaCompiler } from 'fastify'
+import { validatorCompiler } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { VerifyError } from '../../verify/errors.ts'
 import type { VerifiedResult } from '../../verify/result-cache.ts'
@@ -28,6 +29,21 @@ const ParamsSchema = z.object({
       return txHash
     }),
 })
+
+/**
+ * The app's zod validator behind a shortcut for the hash every QR code and link carries: a well-formed one gives the
+ * value the schema's transform would, without a zod parse on the hot path; anything else goes through zod, which
+ * words the errors.
+ */
+const txHashParamsValidator: FastifySchemaCompiler<unknown> = (route) => {
+  // Fastify hands a compiler one part of the route's schema (here the params' zod object), not the route schema its
+  // types name.
+  const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0])
+  return (data) => {
+    const txHash = parseTxHashParam((data as { txHash: string }).txHash)
+    return txHash === undefined ? validate(data) : { value: { txHash } }
+  }
+}
 
 const AttestationSchema = z
   .object({
@@ -85,6 +101,7 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
     '/api/verify/:txHash',
     {
       onRequest: (request) => limitPerIp(request),
+      validatorCompiler: txHashParamsValidator,
       schema: {
         tags: ['verify'],
         summary: 'Verify an anchor and its signature chain against the blockchain',

@@ -1,0 +1,179 @@
+// Where the time of a cached GET /api/verify/:txHash goes: every target answers the same bytes with the same headers
+// under autocannon (100 connections), each adding one part of the app's per-request work to a plain Fastify process,
+// then the real app's bare route with one route-level part more, then the verify route itself. Each figure is a ratio
+// to the plain process in the same run; the cost of a part is the time per request it adds (1/rps − 1/rps plain).
+// The server runs in a child process so that the load generator does not share its event loop.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import cors from '@fastify/cors'
+import autocannon from 'autocannon'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
+import pino from 'pino'
+import { z } from 'zod'
+import { buildApp } from '../src/api/app.ts'
+import { createMetrics, registerHttpMetrics } from '../src/api/metrics.ts'
+import { createChainClient } from '../src/chain/chain-client.ts'
+import { loadConfig } from '../src/config.ts'
+import { openDatabase } from '../src/db/database.ts'
+import { migrateDatabase } from '../src/db/migrate.ts'
+import { parseTxHashParam } from '../src/verify/tx-hash-param.ts'
+import { startTestChain } from '../test/helpers/anvil.ts'
+import { anchorChain, indexAnchors } from '../test/verify/helpers/anchors.ts'
+import { median } from './ratio-table.ts'
+
+const CONNECTIONS = 100
+const ROUND_SECONDS = 3
+const ROUNDS = 3
+const DEPTH = 10
+/** Headers of the answer that are the answer's own (not the connection's). */
+const ANSWER_HEADERS = [
+  'access-control-expose-headers',
+  'cache-control',
+  'content-type',
+  'etag',
+  'vary',
+  'x-content-type-options',
+]
+
+interface Answer {
+  body: string
+  headers: Record<string, string>
+}
+
+if (process.argv.includes('--serve')) await serve()
+else await measure()
+
+async function serve(): Promise<void> {
+  const silent = pino({ level: 'silent' }) as FastifyBaseLogger
+  const testChain = await startTestChain()
+  const database = await openDatabase({})
+  await migrateDatabase(database)
+  const anchored = await anchorChain(testChain, DEPTH)
+  await indexAnchors(database.db, testChain, anchored)
+  const tip = anchored.at(-1)!.txHash
+  const config = loadConfig({
+    JWT_SECRET: 'bench-secret-that-is-at-least-32-bytes-long',
+    LOG_LEVEL: 'silent',
+    VERIFY_PER_IP_PER_MINUTE: '1000000000',
+  })
+  const app = await buildApp({
+    config,
+    database,
+    chain: {
+      client: createChainClient({ rpcUrls: [testChain.rpcUrl], chainId: testChain.chain.id, pollingIntervalMs: 20 }),
+      chainId: testChain.chain.id,
+      contractAddress: testChain.contract,
+      relayers: [testChain.account(0)],
+      publicRpcUrl: testChain.rpcUrl,
+      explorerTxUrl: null,
+    },
+    logger: silent,
+  })
+  const verifyPath = `/api/verify/${tip}`
+  // The verify answer, captured once the app is ready (routes must be added before).
+  let answer: Answer = { body: '', headers: {} }
+  const send = (reply: FastifyReply) => reply.headers(answer.headers).send(answer.body)
+  const ParamsSchema = z.object({ txHash: z.string().transform((value) => parseTxHashParam(value) ?? value) })
+  const limit = app.limiter({ name: 'bench', max: 1_000_000_000, timeWindowMs: 60_000, what: 'requests' })
+  app.get('/bench/bare', async (_request, reply) => send(reply))
+  app.get('/bench/limited', { onRequest: (request) => limit(request) }, async (_request, reply) => send(reply))
+  app.get('/bench/params/:txHash', { schema: { params: ParamsSchema } }, async (_request, reply) => send(reply))
+  const first = await app.inject(verifyPath)
+  answer = {
+    body: first.body,
+    headers: Object.fromEntries(ANSWER_HEADERS.map((name) => [name, String(first.headers[name])])),
+  }
+  const appUrl = await app.listen({ port: 0, host: '127.0.0.1' })
+  // The verification page builds once the app listens; measuring during that build would measure the build.
+  await (await fetch(`${appUrl}/v/${tip}`)).text()
+
+  const plains: FastifyInstance[] = []
+  async function plain(setup?: (instance: FastifyInstance) => Promise<void> | void, logger = false) {
+    const instance = logger ? Fastify({ loggerInstance: silent, requestIdHeader: false }) : Fastify()
+    await setup?.(instance)
+    // Sent as the app's hooks would leave them, so that every target writes the same bytes and headers.
+    instance.get('/bench/bare', async (_request, reply) => send(reply))
+    plains.push(instance)
+    return `${await instance.listen({ port: 0, host: '127.0.0.1' })}/bench/bare`
+  }
+  const targets: [string, string][] = [
+    ['plain Fastify', await plain()],
+    ['+ pino logger (request id, child logger)', await plain(undefined, true)],
+    [
+      '+ @fastify/cors (the app’s options)',
+      await plain(async (instance) => {
+        await instance.register(cors, {
+          origin: config.corsOrigins,
+          methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+          exposedHeaders: ['etag', 'retry-after'],
+        })
+      }),
+    ],
+    ['+ HTTP metrics', await plain((instance) => registerHttpMetrics(instance, createMetrics(), undefined))],
+    ['app: bare route (every global hook)', `${appUrl}/bench/bare`],
+    ['app: + per-IP limiter', `${appUrl}/bench/limited`],
+    ['app: + zod path parameter', `${appUrl}/bench/params/${tip}`],
+    ['app: GET /api/verify/:txHash, cached', `${appUrl}${verifyPath}`],
+  ]
+  process.send!({ type: 'ready', targets })
+  process.on('message', async (message: { type: string }) => {
+    if (message.type !== 'stop') return
+    for (const instance of plains) await instance.close()
+    await app.close()
+    await database.close()
+    await testChain.stop()
+    process.exit(0)
+  })
+}
+
+async function measure(): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@docanchor/source', '--import', 'tsx', fileURLToPath(import.meta.url), '--serve'],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  )
+  try {
+    const { targets } = await nextMessage<{ targets: [string, string][] }>(child, 'ready')
+    for (const [, url] of targets) await load(url, 1)
+    const rps = new Map<string, number[]>()
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternating the order cancels what running first or last in a round does to a target.
+      for (const [name, url] of round % 2 === 0 ? targets : [...targets].reverse()) {
+        rps.set(name, [...(rps.get(name) ?? []), (await load(url, ROUND_SECONDS)).requests.average])
+      }
+    }
+    const plain = median(rps.get(targets[0]![0])!)
+    console.log(
+      `cached verify, part by part: ${CONNECTIONS} connections, median of ${ROUNDS} rounds of ${ROUND_SECONDS} s`,
+    )
+    console.log('| target | req/s | vs plain | µs per request over plain |')
+    console.log('| --- | --- | --- | --- |')
+    for (const [name] of targets) {
+      const value = median(rps.get(name)!)
+      const added = (1 / value - 1 / plain) * 1e6
+      console.log(`| ${name} | ${value.toFixed(0)} | ${(value / plain).toFixed(2)} | ${added.toFixed(1)} |`)
+    }
+  } finally {
+    if (child.connected) {
+      child.send({ type: 'stop' })
+      await new Promise((resolve) => child.once('exit', resolve))
+    }
+  }
+}
+
+async function load(url: string, seconds: number): Promise<autocannon.Result> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds })
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+  }
+  return result
+}
+
+function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the bench server exited (${code})`)))
+    child.on('message', (message: { type: string } & T) => {
+      if (message.type === type) resolve(message)
+    })
+  })
+}
