@@ -20,26 +20,12 @@ import { parseTxHashParam } from '../src/verify/tx-hash-param.ts'
 import { startTestChain } from '../test/helpers/anvil.ts'
 import { anchorChain, indexAnchors } from '../test/verify/helpers/anchors.ts'
 import { median } from './ratio-table.ts'
+import { captureVerifyAnswer, type VerifyAnswer } from './verify-answer.ts'
 
 const CONNECTIONS = 100
 const ROUND_SECONDS = 3
 const ROUNDS = 3
 const DEPTH = 10
-/** Headers of the answer that are the answer's own (not the connection's). */
-const ANSWER_HEADERS = [
-  'access-control-expose-headers',
-  'cache-control',
-  'content-type',
-  'etag',
-  'vary',
-  'x-content-type-options',
-]
-
-interface Answer {
-  body: string
-  headers: Record<string, string>
-}
-
 if (process.argv.includes('--serve')) await serve()
 else await measure()
 
@@ -71,18 +57,14 @@ async function serve(): Promise<void> {
   })
   const verifyPath = `/api/verify/${tip}`
   // The verify answer, captured once the app is ready (routes must be added before).
-  let answer: Answer = { body: '', headers: {} }
+  let answer: VerifyAnswer = { body: '', headers: {} }
   const send = (reply: FastifyReply) => reply.headers(answer.headers).send(answer.body)
   const ParamsSchema = z.object({ txHash: z.string().transform((value) => parseTxHashParam(value) ?? value) })
   const limit = app.limiter({ name: 'bench', max: 1_000_000_000, timeWindowMs: 60_000, what: 'requests' })
   app.get('/bench/bare', async (_request, reply) => send(reply))
   app.get('/bench/limited', { onRequest: (request) => limit(request) }, async (_request, reply) => send(reply))
   app.get('/bench/params/:txHash', { schema: { params: ParamsSchema } }, async (_request, reply) => send(reply))
-  const first = await app.inject(verifyPath)
-  answer = {
-    body: first.body,
-    headers: Object.fromEntries(ANSWER_HEADERS.map((name) => [name, String(first.headers[name])])),
-  }
+  answer = await captureVerifyAnswer(app, tip)
   const appUrl = await app.listen({ port: 0, host: '127.0.0.1' })
   // The verification page builds once the app listens; measuring during that build would measure the build.
   await (await fetch(`${appUrl}/v/${tip}`)).text()

@@ -1,6 +1,7 @@
 // GET /api/verify/:txHash under load, each figure next to its limit measured in the same run:
 // - cached: autocannon (100 connections) against the verify route and against a bare route of the same app returning
-//   the same bytes with the same headers (same hooks: CORS, metrics, nosniff); also a plain Fastify instance.
+//   the same bytes with the same headers (same hooks: CORS, metrics, nosniff); also a plain Fastify instance sending
+//   the same bytes and headers (the floor of issue 18).
 // - uncached (result cache off, no receipt final): sequential latency for chains of depth 1, 10 and 50, against one
 //   raw JSON-RPC batch fetching the same receipts straight from anvil; and RPC round trips per request.
 // The server runs in a child process so that the load generator does not share its event loop.
@@ -21,6 +22,7 @@ import { startTestChain, type TestChain } from '../test/helpers/anvil.ts'
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts'
 import { anchorChain, indexAnchors } from '../test/verify/helpers/anchors.ts'
 import { atLeast, atMost, printRatioTable, type RatioRow } from './ratio-table.ts'
+import { captureVerifyAnswer, type VerifyAnswer } from './verify-answer.ts'
 
 const DEPTHS = [1, 10, 50] as const
 // The cached body: a depth-10 chain, about 3.5 KB.
@@ -78,26 +80,16 @@ async function serve(): Promise<void> {
   }
 
   const cachedUrl = await start({}, testChain.rpcUrl, (app) => {
-    let bare: { body: string; etag: string } | undefined
+    let bare: VerifyAnswer | undefined
     // Same bytes and headers as the verify answer, captured once; then nothing but sending them.
     app.get('/bench/bare', async (_request, reply) => {
-      bare ??= await capture(app, tips[CACHED_DEPTH]!)
-      return reply
-        .header('cache-control', 'public, max-age=60')
-        .header('etag', bare.etag)
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(bare.body)
+      bare ??= await captureVerifyAnswer(app, tips[CACHED_DEPTH]!)
+      return reply.headers(bare.headers).send(bare.body)
     })
   })
   const plain = Fastify()
-  const sample = await capture(apps[0]!, tips[CACHED_DEPTH]!)
-  plain.get('/bench/bare', async (_request, reply) =>
-    reply
-      .header('cache-control', 'public, max-age=60')
-      .header('etag', sample.etag)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(sample.body),
-  )
+  const sample = await captureVerifyAnswer(apps[0]!, tips[CACHED_DEPTH]!)
+  plain.get('/bench/bare', async (_request, reply) => reply.headers(sample.headers).send(sample.body))
   const plainUrl = await plain.listen({ port: 0, host: '127.0.0.1' })
   // The Redis-backed cache too, when the local Redis answers (keys removed on stop).
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
@@ -148,12 +140,6 @@ async function serve(): Promise<void> {
       process.exit(0)
     }
   })
-}
-
-async function capture(app: AppInstance, txHash: string): Promise<{ body: string; etag: string }> {
-  const response = await app.inject(`/api/verify/${txHash}`)
-  if (response.statusCode !== 200) throw new Error(`verify answered ${response.statusCode}`)
-  return { body: response.body, etag: String(response.headers.etag) }
 }
 
 function chainContext(testChain: TestChain, rpcUrl: string): ChainContext {
