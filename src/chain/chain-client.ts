@@ -1,6 +1,8 @@
 import { type Chain, createPublicClient, defineChain, fallback, http, type PublicClient, type Transport } from 'viem'
+import { createJsonRpcBatch, type JsonRpcBatch } from './json-rpc-batch.ts'
 
-export type ChainClient = PublicClient<Transport, Chain>
+/** viem's public client, and a batch sender for callers that hold every call they need at once. */
+export type ChainClient = PublicClient<Transport, Chain> & { requestBatch: JsonRpcBatch }
 
 export interface ChainClientOptions {
   /** One or more JSON-RPC URLs; later ones take over when earlier ones fail. */
@@ -23,9 +25,10 @@ export function defineAnchorChain(chainId: number, rpcUrls: string[]): Chain {
 export function createChainClient(options: ChainClientOptions): ChainClient {
   const timeout = options.timeoutMs ?? 10_000
   const transports = options.rpcUrls.map((url) => http(url, { batch: { wait: 0 }, timeout, retryCount: 1 }))
+  const requestBatch = createJsonRpcBatch({ rpcUrls: options.rpcUrls, timeoutMs: timeout })
   return createPublicClient({
     chain: defineAnchorChain(options.chainId, options.rpcUrls),
     transport: transports.length === 1 ? transports[0]! : fallback(transports),
     pollingInterval: options.pollingIntervalMs,
-  })
+  }).extend(() => ({ requestBatch }))
 }

@@ -25,32 +25,18 @@ interface IndexRow {
   attested_verified: boolean | null
 }
 
-/** One query: the recursive walk through `previous_tx_hash` and the successors, bounded by the given limits. */
+/**
+ * One call of verify_index (drizzle/0005_verify_index.sql): the recursive walk through `previous_tx_hash` and the
+ * successors, bounded by the given limits.
+ */
 export async function readIndexedChain(
   db: Database,
   txHash: Hash,
   limits: { maxDepth: number; maxSuccessors: number },
 ): Promise<IndexedChain> {
-  const result = await db.execute(sql`
-    WITH RECURSIVE walk AS (
-      SELECT tx_hash, previous_tx_hash, composite_hash, encrypted_payload, identity_commitment, attested_trust,
-             attested_verified, 1 AS depth
-      FROM anchors WHERE tx_hash = ${txHash}
-      UNION ALL
-      SELECT a.tx_hash, a.previous_tx_hash, a.composite_hash, NULL, a.identity_commitment, a.attested_trust,
-             a.attested_verified, w.depth + 1
-      FROM anchors a JOIN walk w ON a.tx_hash = w.previous_tx_hash
-      WHERE w.depth < ${limits.maxDepth}
-    )
-    SELECT * FROM (
-      SELECT 'chain' AS kind, tx_hash, composite_hash, encrypted_payload, identity_commitment, attested_trust,
-             attested_verified, depth AS position FROM walk
-      UNION ALL
-      (SELECT 'successor', tx_hash, composite_hash, NULL, identity_commitment, attested_trust, attested_verified, 0
-        FROM anchors
-        WHERE previous_tx_hash = ${txHash} AND status <> 'failed'
-        ORDER BY created_at LIMIT ${limits.maxSuccessors})
-    ) AS found ORDER BY kind, position`)
+  const result = await db.execute(
+    sql`SELECT * FROM verify_index(${txHash}, ${limits.maxDepth}, ${limits.maxSuccessors})`,
+  )
   const indexed: IndexedChain = { chain: [], encryptedPayload: undefined, successors: [], attestations: new Map() }
   // Both drivers (node-postgres and PGlite) answer with `rows`.
   for (const row of (result as unknown as { rows: IndexRow[] }).rows) {

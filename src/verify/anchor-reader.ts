@@ -1,6 +1,13 @@
 // Fetches the anchors of many transactions in one batched JSON-RPC round trip, remembering the final ones for good.
 import { LRUCache } from 'lru-cache'
-import { type Address, type Hash, TransactionReceiptNotFoundError } from 'viem'
+import {
+  type Address,
+  formatTransactionReceipt,
+  type Hash,
+  type Hex,
+  hexToBigInt,
+  type RpcTransactionReceipt,
+} from 'viem'
 import type { ChainClient } from '../chain/chain-client.ts'
 import { ChainUnavailableError } from '../chain/chain-errors.ts'
 import { type AnchorRecord, anchorFromReceipt } from './anchor-entry.ts'
@@ -30,8 +37,8 @@ export class AnchorReader {
   }
 
   /**
-   * Looks up every hash (lower-case) at once: the ones not known to be final go into ONE batched JSON-RPC request,
-   * together with the block number that decides their finality. Rejects with ChainUnavailableError.
+   * Looks up every hash (lower-case) at once: the ones not known to be final go into ONE JSON-RPC batch, together
+   * with the block number that decides their finality. Rejects with ChainUnavailableError.
    */
   async read(hashes: readonly Hash[]): Promise<Map<Hash, AnchorLookup>> {
     const result = new Map<Hash, AnchorLookup>()
@@ -49,31 +56,30 @@ export class AnchorReader {
 
     const { client, contract, finalityDepth } = this.#options
     let head: bigint
-    let receipts: (Awaited<ReturnType<ChainClient['getTransactionReceipt']>> | undefined)[]
+    let receipts: (RpcTransactionReceipt | null)[]
     try {
-      // Issued in the same tick, so the batching http transport sends them as one JSON-RPC batch.
-      ;[head, ...receipts] = await Promise.all([
-        client.getBlockNumber(),
-        ...missing.map((hash) => client.getTransactionReceipt({ hash }).catch(receiptNotFound)),
+      // Sent now rather than behind viem's batch timer (json-rpc-batch.ts says why).
+      const [blockNumber, ...results] = await client.requestBatch([
+        { method: 'eth_blockNumber', params: [] },
+        ...missing.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
       ])
+      head = hexToBigInt(blockNumber as Hex)
+      receipts = results as (RpcTransactionReceipt | null)[]
     } catch (error) {
       throw new ChainUnavailableError('The blockchain could not be reached; try again later', { cause: error })
     }
     for (const [i, hash] of missing.entries()) {
-      const receipt = receipts[i]
-      if (receipt === undefined) {
+      // null: no such transaction (or not mined yet).
+      const rpcReceipt = receipts[i]
+      if (!rpcReceipt) {
         result.set(hash, null)
         continue
       }
+      const receipt = formatTransactionReceipt(rpcReceipt)
       const anchor = anchorFromReceipt(receipt, contract) ?? null
       result.set(hash, anchor)
       if (receipt.blockNumber + BigInt(finalityDepth) <= head) this.#final.set(hash, anchor ?? false)
     }
     return result
   }
-}
-
-function receiptNotFound(error: unknown): undefined {
-  if (error instanceof TransactionReceiptNotFoundError) return undefined
-  throw error
 }
