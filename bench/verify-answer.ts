@@ -1,5 +1,5 @@
 // The cached verify answer as the verify benches' floors send it: the same bytes with the same headers.
-import type { AppInstance } from '../src/api/app.ts'
+import type { AppInstance } from '../src/api/app-types.ts'
 
 /** Headers that belong to the answer (not to the connection): a floor sending fewer would be cheaper for it. */
 const ANSWER_HEADERS = [

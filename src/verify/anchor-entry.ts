@@ -1,7 +1,7 @@
 // Reads a DocumentAnchored event out of a transaction receipt, trusting only logs of the configured contract.
 
 import { ZERO_TX_HASH } from '@docanchor/client'
-import { type Address, decodeEventLog, type Hash, type Log, toEventSelector } from 'viem'
+import { type Address, type Hash, type Hex, type Log, toEventSelector } from 'viem'
 import { documentAnchorsAbi } from '../chain/document-anchors-artifact.ts'
 
 export const ZERO_HASH = ZERO_TX_HASH as Hash
@@ -44,23 +44,44 @@ export function anchorFromReceipt(receipt: ReceiptLike, contract: Address): Anch
   const ours = contract.toLowerCase()
   for (const log of receipt.logs) {
     if (log.address.toLowerCase() !== ours || log.topics[0] !== DOCUMENT_ANCHORED) continue
-    const { args } = decodeEventLog({
-      abi: documentAnchorsAbi,
-      eventName: 'DocumentAnchored',
-      topics: log.topics as [Hash, ...Hash[]],
-      data: log.data,
-    })
+    const event = decodeDocumentAnchored(log)
+    if (event === undefined) continue
     return {
       txHash: receipt.transactionHash.toLowerCase() as Hash,
-      compositeHash: args.compositeHash.toLowerCase() as Hash,
-      signer: args.signer.toLowerCase() as Address,
-      timestamp: Number(args.timestamp),
-      previousTxHash: args.previousTxHash.toLowerCase() as Hash,
+      ...event,
       blockNumber: receipt.blockNumber,
       transactionIndex: receipt.transactionIndex,
     }
   }
   return undefined
+}
+
+/**
+ * `DocumentAnchored(bytes32 indexed compositeHash, bytes32 indexed previousTxHash, address indexed signer,
+ * uint256 timestamp)`: three indexed words and one data word, read by position. A verify reads as many events as its
+ * chain is deep, and viem's general ABI decoder (bytes, a cursor, a checksummed address per event) cost a verify of
+ * a depth-50 chain about as much as its JSON-RPC round trip. undefined when the log is not shaped like the event.
+ */
+function decodeDocumentAnchored(
+  log: Pick<Log, 'topics' | 'data'>,
+): Pick<AnchorRecord, 'compositeHash' | 'previousTxHash' | 'signer' | 'timestamp'> | undefined {
+  const [, compositeHash, previousTxHash, signer] = log.topics
+  if (log.topics.length !== 4 || !isWord(compositeHash) || !isWord(previousTxHash) || !isWord(signer)) return undefined
+  if (!isWord(log.data) || !signer.startsWith(ADDRESS_PADDING)) return undefined
+  return {
+    compositeHash: compositeHash.toLowerCase() as Hash,
+    previousTxHash: previousTxHash.toLowerCase() as Hash,
+    signer: `0x${signer.slice(ADDRESS_PADDING.length).toLowerCase()}` as Address,
+    timestamp: Number(BigInt(log.data)),
+  }
+}
+
+const WORD = /^0x[0-9a-fA-F]{64}$/
+/** An address in a 32-byte word: 12 zero bytes, then its 20. */
+const ADDRESS_PADDING = `0x${'0'.repeat(24)}`
+
+function isWord(value: string | undefined): value is Hex {
+  return value !== undefined && WORD.test(value)
 }
 
 export function toChainEntry(record: AnchorRecord): ChainEntry {
