@@ -35,7 +35,7 @@ declare module 'fastify' {
 /** Keys of the in-memory store; an attacker cycling addresses must not evict the counters of real clients. */
 const LOCAL_STORE_ENTRIES = 100_000
 
-export const clientAddress = (request: FastifyRequest): string => normalizeIP(request.ip, 64)
+const clientAddress = (request: FastifyRequest): string => normalizeIP(request.ip, 64)
 
 export const rateLimitPlugin = fp(
   async (app: AppInstance) => {
@@ -66,7 +66,9 @@ export const rateLimitPlugin = fp(
           try {
             result = await check(request)
           } catch (error) {
-            throw new ProblemError(503, 'NOT_READY', failClosedDetail ?? 'Try again shortly', { cause: error })
+            // Only a limit that fails closed lets a store failure through (the library skips it otherwise).
+            if (failClosedDetail === undefined) throw error
+            throw new ProblemError(503, 'NOT_READY', failClosedDetail, { cause: error })
           }
           if (!result.isAllowed && result.isExceeded) {
             throw new ProblemError(429, 'RATE_LIMITED', `Too many ${what}; try again later`, {
