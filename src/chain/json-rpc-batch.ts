@@ -41,6 +41,10 @@ function resultsInOrder(responses: unknown, count: number): unknown[] {
     if (response.error !== undefined) {
       throw new Error(`the RPC answered ${response.error.code} to a call of the batch`, { cause: response.error })
     }
+    // An id the batch did not send cannot stand in for one it did.
+    if (!Number.isInteger(response.id) || response.id < 0 || response.id >= count) {
+      throw new Error('the RPC answered a call the batch did not make')
+    }
     results[response.id] = response.result
     answered.add(response.id)
   }
