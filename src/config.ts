@@ -159,6 +159,8 @@ const EnvSchema = z.object({
   VERIFY_FINALITY_DEPTH: integer(64, 0),
   VERIFY_CACHE_MAX_ENTRIES: integer(10_000, 1),
   VERIFY_RECEIPT_CACHE_MAX_ENTRIES: integer(50_000, 1),
+  /** Transaction hashes the in-memory index of verified chains' links holds (a link one, a listed successor one). */
+  VERIFY_LINK_CACHE_MAX_HASHES: integer(100_000, 1),
   VERIFY_REDIS_KEY_PREFIX: z.string().default('anchor:verify:'),
   SHUTDOWN_TIMEOUT_MS: integer(10_000, 100),
 })
@@ -234,6 +236,7 @@ export interface Config {
     finalityDepth: number
     cacheMaxEntries: number
     receiptCacheMaxEntries: number
+    linkCacheMaxHashes: number
     /** Prefix of every Redis key the verify cache and its rate limit write. */
     redisKeyPrefix: string
   }
@@ -443,6 +446,7 @@ export function loadConfig(env: Env): Config {
       finalityDepth: e.VERIFY_FINALITY_DEPTH,
       cacheMaxEntries: e.VERIFY_CACHE_MAX_ENTRIES,
       receiptCacheMaxEntries: e.VERIFY_RECEIPT_CACHE_MAX_ENTRIES,
+      linkCacheMaxHashes: e.VERIFY_LINK_CACHE_MAX_HASHES,
       redisKeyPrefix: e.VERIFY_REDIS_KEY_PREFIX,
     },
     library: {

@@ -4,12 +4,14 @@ import type { Hash } from 'viem'
 import type { Database } from '../db/database.ts'
 import { type AnchorRecord, type ChainEntry, toChainEntry, ZERO_HASH } from './anchor-entry.ts'
 import { readIndexedChain } from './anchor-index.ts'
-import type { AnchorReader } from './anchor-reader.ts'
+import type { AnchorLookup, AnchorReader } from './anchor-reader.ts'
+import type { ChainLinkIndex } from './chain-link-index.ts'
 import { AnchorNotFoundError, ChainTooDeepError } from './errors.ts'
 
 export interface WalkDependencies {
   db: Database
   reader: AnchorReader
+  links: ChainLinkIndex
   maxDepth: number
   maxSuccessors: number
 }
@@ -31,14 +33,43 @@ export interface VerifiedChain {
 
 /**
  * One database query gives the links the service knows; every receipt they name is fetched in one batched round
- * trip. The walk itself follows only the events' own `previousTxHash`: a database link that disagrees with the
- * chain is simply not used, and links the database does not know are fetched one step at a time.
+ * trip. For a chain verified before, that batch follows the remembered links and leaves at once, alongside the
+ * lookup, which still decides the ciphertext, the attestations and the successors; only what the lookup names beyond
+ * those links costs a second round trip. The walk itself follows only the events' own `previousTxHash`: a link from
+ * the database or from memory that disagrees with the chain is simply not used, and links nobody knows are fetched
+ * one step at a time.
  */
 export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<VerifiedChain> {
-  const indexed = await readIndexedChain(deps.db, txHash, deps)
-  const known = await deps.reader.read([txHash, ...indexed.chain.map((link) => link.txHash), ...indexed.successors])
+  const known = new Map<Hash, AnchorLookup>()
+  const readInto = async (hashes: readonly Hash[]): Promise<void> => {
+    for (const [hash, anchor] of await deps.reader.read(hashes)) {
+      known.set(hash, anchor)
+      if (anchor) deps.links.rememberLink(hash, anchor.previousTxHash)
+    }
+  }
+  // A chain verified before: its receipts need not wait for the lookup (a first verify waits, as the lookup alone
+  // can say what to fetch in one round trip).
+  const early =
+    deps.links.previousOf(txHash) === undefined
+      ? []
+      : [...predictedChain(txHash, known, deps, new Map()), ...deps.links.successorsOf(txHash)]
+  // Either failing fails the walk; Promise.all also handles the other's later rejection.
+  const [indexed] = await Promise.all([
+    readIndexedChain(deps.db, txHash, deps),
+    early.length > 0 ? readInto(early) : undefined,
+  ])
+  const indexedLinks = new Map<Hash, Hash>()
+  for (const [i, link] of indexed.chain.entries()) {
+    const previous = indexed.chain[i + 1]
+    if (previous) indexedLinks.set(link.txHash, previous.txHash)
+  }
+  const unknown = (hashes: readonly Hash[]) => hashes.filter((hash) => !known.has(hash))
+  const missing = unknown([...predictedChain(txHash, known, deps, indexedLinks), ...indexed.successors])
+  if (missing.length > 0) await readInto(missing)
+
   const requested = known.get(txHash)
   if (!requested) throw new AnchorNotFoundError(`Transaction ${txHash} holds no anchor of this contract`)
+  deps.links.rememberSuccessors(txHash, indexed.successors)
 
   const chain: AnchorRecord[] = [requested]
   const seen = new Set<Hash>([txHash])
@@ -49,8 +80,10 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
     }
     const previous = current.previousTxHash
     // Transaction hashes commit to their data, so a real chain cannot loop; a repeat means a broken link.
-    let found = seen.has(previous) ? null : known.get(previous)
-    if (found === undefined) found = (await deps.reader.read([previous])).get(previous)
+    if (!seen.has(previous) && !known.has(previous)) {
+      await readInto(unknown(predictedChain(previous, known, deps, indexedLinks)))
+    }
+    const found = seen.has(previous) ? null : known.get(previous)
     if (!found) {
       throw new AnchorNotFoundError(
         `The chain of ${txHash} links to ${previous}, which holds no anchor of this contract`,
@@ -88,4 +121,24 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
     successors: successors.map(attested),
     encryptedPayload: payloadMatches ? (indexed.encryptedPayload ?? null) : null,
   }
+}
+
+/**
+ * The hashes the chain from `from` is expected to hold, as far as anything tells: the receipts already read, then
+ * the remembered links, then the database's. What to fetch, never what to show.
+ */
+function predictedChain(
+  from: Hash,
+  known: ReadonlyMap<Hash, AnchorLookup>,
+  deps: Pick<WalkDependencies, 'links' | 'maxDepth'>,
+  indexedLinks: ReadonlyMap<Hash, Hash>,
+): Hash[] {
+  const hashes = new Set<Hash>()
+  let hash: Hash | undefined = from
+  while (hash !== undefined && hash !== ZERO_HASH && hashes.size < deps.maxDepth && !hashes.has(hash)) {
+    hashes.add(hash)
+    const read = known.get(hash)
+    hash = read === null ? undefined : (read?.previousTxHash ?? deps.links.previousOf(hash) ?? indexedLinks.get(hash))
+  }
+  return [...hashes]
 }

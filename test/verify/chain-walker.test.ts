@@ -1,14 +1,16 @@
-import type { Hash } from 'viem'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { sql } from 'drizzle-orm'
+import { createTestClient, type Hash, http } from 'viem'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { createChainClient } from '../../src/chain/chain-client.ts'
 import { ChainUnavailableError } from '../../src/chain/chain-errors.ts'
 import { deployDocumentAnchors } from '../../src/chain/deploy-document-anchors.ts'
 import { AnchorReader } from '../../src/verify/anchor-reader.ts'
+import { ChainLinkIndex } from '../../src/verify/chain-link-index.ts'
 import { type WalkDependencies, walkChain } from '../../src/verify/chain-walker.ts'
 import { AnchorNotFoundError, ChainTooDeepError } from '../../src/verify/errors.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
-import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
+import { type RpcCall, type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
 import {
   anchorChain,
   chainFromLogs,
@@ -36,6 +38,7 @@ describe('walkChain', () => {
         finalityDepth: overrides.finalityDepth ?? 1_000_000,
         finalCacheMaxEntries: 1_000,
       }),
+      links: new ChainLinkIndex(1_000),
       maxDepth: 256,
       maxSuccessors: 100,
       ...overrides,
@@ -108,6 +111,130 @@ describe('walkChain', () => {
       expect(verified.successors.map((entry) => entry.txHash)).toEqual(expected)
       expect(verified.successors[1]).toEqual((await chainFromLogs(testChain, second[0]!.txHash)).at(-1))
       expect(proxy.roundTrips()).toHaveLength(1)
+    })
+  })
+
+  describe('a chain verified before', () => {
+    const receiptsOf = (trip: RpcCall[]) =>
+      trip.filter((call) => call.method === 'eth_getTransactionReceipt').map((call) => call.params[0] as Hash)
+
+    it('sends its receipts while the database lookup is still held, in one round trip', async () => {
+      const anchored = chains.get(10)!
+      const tip = anchored.at(-1)!
+      const first = await walkChain(deps, tip.txHash)
+      proxy.reset()
+
+      // The lookup cannot answer while a transaction holds the table: PGlite runs one transaction at a time, and
+      // PostgreSQL makes the lookup wait for the lock.
+      let release!: () => void
+      const released = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      // Also when the test fails on its timeout: the other tests need the table.
+      onTestFinished(() => {
+        proxy.intercept = undefined
+        release()
+      })
+      let locked!: () => void
+      const lockTaken = new Promise<void>((resolve) => {
+        locked = resolve
+      })
+      let holding = false
+      const held = database.handle.db.transaction(async (tx) => {
+        await tx.execute(sql`LOCK TABLE anchors IN ACCESS EXCLUSIVE MODE`)
+        holding = true
+        locked()
+        await released
+      })
+      await lockTaken
+      const arrived = new Promise<{ receipts: Hash[]; whileHeld: boolean }>((resolve) => {
+        proxy.intercept = (calls) => {
+          resolve({ receipts: receiptsOf(calls), whileHeld: holding })
+          return undefined
+        }
+      })
+      const walk = walkChain(deps, tip.txHash)
+      // A walk that waited for the lookup would never send this batch while the table is held (the test times out).
+      const batch = await arrived
+      expect(batch.whileHeld).toBe(true)
+      expect(batch.receipts).toEqual(anchored.map((anchor) => anchor.txHash).reverse())
+      holding = false
+      release()
+      await held
+      expect(await walk).toEqual(first)
+      expect(proxy.roundTrips()).toHaveLength(1)
+    })
+
+    it('fetches new successors in a second round trip, once, and lists them', async () => {
+      const [root] = await anchorChain(testChain, 1)
+      const first = await anchorChain(testChain, 1, { previousTxHash: root!.txHash })
+      await indexAnchors(database.handle.db, testChain, [root!, ...first])
+      await walkChain(deps, root!.txHash)
+
+      const second = await anchorChain(testChain, 1, { previousTxHash: root!.txHash })
+      await indexAnchors(database.handle.db, testChain, second)
+      proxy.reset()
+      const verified = await walkChain(deps, root!.txHash)
+      expect(verified.successors).toEqual([
+        (await chainFromLogs(testChain, first[0]!.txHash)).at(-1),
+        (await chainFromLogs(testChain, second[0]!.txHash)).at(-1),
+      ])
+      const trips = proxy.roundTrips()
+      expect(trips.map(receiptsOf)).toEqual([[root!.txHash, first[0]!.txHash], [second[0]!.txHash]])
+
+      proxy.reset()
+      expect(await walkChain(deps, root!.txHash)).toEqual(verified)
+      expect(proxy.roundTrips()).toHaveLength(1)
+    })
+
+    it('fetches the links it no longer remembers in one more round trip, and returns the whole chain', async () => {
+      const anchored = chains.get(10)!
+      const tip = anchored.at(-1)!
+      const expected = await walkChain(deps, tip.txHash)
+      // Only the tip's link left in memory, as after an eviction.
+      const forgetful = { ...deps, links: new ChainLinkIndex(10) }
+      forgetful.links.rememberLink(tip.txHash, anchored[8]!.txHash)
+      proxy.reset()
+      expect(await walkChain(forgetful, tip.txHash)).toEqual(expected)
+      expect(proxy.roundTrips().map(receiptsOf)).toEqual([
+        [tip.txHash, anchored[8]!.txHash],
+        anchored
+          .slice(0, 8)
+          .map((anchor) => anchor.txHash)
+          .reverse(),
+      ])
+    })
+
+    it('shows what the receipts say, not what a remembered link says', async () => {
+      const anchored = chains.get(10)!
+      const tip = anchored.at(-1)!
+      const expected = await walkChain(deps, tip.txHash)
+      const misled = { ...deps, links: new ChainLinkIndex(10) }
+      misled.links.rememberLink(tip.txHash, randomHash())
+      expect(await walkChain(misled, tip.txHash)).toEqual(expected)
+    })
+
+    it('never shows an anchor the chain no longer holds', async () => {
+      const anvil = createTestClient({ mode: 'anvil', transport: http(testChain.rpcUrl) })
+      const [root] = await anchorChain(testChain, 1)
+      await indexAnchors(database.handle.db, testChain, [root!])
+      const snapshot = await anvil.snapshot()
+      const dropped = await anchorChain(testChain, 2, { previousTxHash: root!.txHash })
+      await indexAnchors(database.handle.db, testChain, dropped)
+      const tip = dropped[1]!
+      expect((await walkChain(deps, tip.txHash)).chain).toHaveLength(3)
+      expect((await walkChain(deps, root!.txHash)).successors.map((entry) => entry.txHash)).toEqual([
+        dropped[0]!.txHash,
+      ])
+
+      // The two anchors leave the chain (a reorganisation); the database and the memory still name them.
+      await anvil.revert({ id: snapshot })
+      proxy.reset()
+      await expect(walkChain(deps, tip.txHash)).rejects.toThrow(AnchorNotFoundError)
+      expect(receiptsOf(proxy.roundTrips()[0]!)).toContain(tip.txHash)
+      const rootAgain = await walkChain(deps, root!.txHash)
+      expect(rootAgain.chain).toEqual(await chainFromLogs(testChain, root!.txHash))
+      expect(rootAgain.successors).toEqual([])
     })
   })
 

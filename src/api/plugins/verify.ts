@@ -1,8 +1,9 @@
-// Builds the verify service (result cache, receipt reader, counters) once per app and decorates it as `app.verify`:
-// the route only wires it to HTTP, and tests reach it the way the route does.
+// Builds the verify service (result cache, receipt reader, link index, counters) once per app and decorates it as
+// `app.verify`: the route only wires it to HTTP, and tests reach it the way the route does.
 import fp from 'fastify-plugin'
 import { Counter } from 'prom-client'
 import { AnchorReader } from '../../verify/anchor-reader.ts'
+import { ChainLinkIndex } from '../../verify/chain-link-index.ts'
 import { RedisResultCache } from '../../verify/redis-result-cache.ts'
 import { LruResultCache, type ResultCache } from '../../verify/result-cache.ts'
 import { VerifyService } from '../../verify/verify-service.ts'
@@ -38,6 +39,7 @@ export const verifyPlugin = fp(
             finalityDepth: settings.finalityDepth,
             finalCacheMaxEntries: settings.receiptCacheMaxEntries,
           }),
+          links: new ChainLinkIndex(settings.linkCacheMaxHashes),
           maxDepth: settings.maxDepth,
           maxSuccessors: settings.maxSuccessors,
         },
