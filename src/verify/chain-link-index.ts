@@ -5,9 +5,9 @@ import type { Hash } from 'viem'
 
 interface KnownAnchor {
   /**
-   * The anchor's `previousTxHash` as its event recorded it. A transaction hash commits to the calldata the event
-   * repeats, so this can never be wrong about that hash; whether the transaction is (still) on chain is what every
-   * receipt fetch checks.
+   * The anchor's `previousTxHash` as its event recorded it. A transaction hash commits to its calldata, which the
+   * event of an `anchor` call repeats, so this does not change for that hash; whether the transaction is (still) on
+   * chain is what every receipt fetch checks. Were it ever wrong, it would cost a fetch, never a wrong answer.
    */
   previous: Hash
   /** The hashes the database listed as its successors when it was last verified (pending ones included). */
