@@ -8,6 +8,15 @@ import { createJsonRpcBatch } from '../../src/chain/json-rpc-batch.ts'
 import { closedPort } from '../helpers/closed-port.ts'
 
 type Answer = (calls: { id: number; method: string }[]) => unknown
+/** An answer sent as it is, not as JSON. */
+class Raw {
+  constructor(
+    readonly status: number,
+    readonly text: string,
+  ) {}
+}
+/** No answer at all: the batch's timeout ends the wait. */
+const HANG = Symbol('hang')
 
 describe('JSON-RPC batch', () => {
   let server: Server
@@ -21,12 +30,20 @@ describe('JSON-RPC batch', () => {
       for await (const chunk of request) chunks.push(chunk as Buffer)
       requests += 1
       const body = answer(JSON.parse(Buffer.concat(chunks).toString('utf8')))
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+      if (body === HANG) return
+      if (body instanceof Raw) response.writeHead(body.status).end(body.text)
+      else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   })
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  )
 
   const calls = [
     { method: 'eth_blockNumber', params: [] },
@@ -53,10 +70,14 @@ describe('JSON-RPC batch', () => {
       (sent) => sent.map((call) => ({ id: call.id === 2 ? 7 : call.id, result: resultOf(call) })),
     ],
     ['an error for one call', (sent) => sent.map((call) => ({ id: call.id, error: { code: -32000, message: 'x' } }))],
+    ['an HTTP error status', () => new Raw(503, 'unavailable')],
+    ['an answer that is not JSON', () => new Raw(200, '<html>')],
+    ['an answer larger than any batch of receipts', () => new Raw(200, 'x'.repeat(17 * 1024 * 1024))],
+    ['no answer within the timeout', () => HANG],
   ])('refuses %s, after trying every URL', async (_, wrong) => {
     answer = wrong
     requests = 0
-    const batch = createJsonRpcBatch({ rpcUrls: [url, url], timeoutMs: 2_000 })
+    const batch = createJsonRpcBatch({ rpcUrls: [url, url], timeoutMs: 300 })
     await expect(batch(calls)).rejects.toThrow()
     expect(requests).toBe(4)
   })
