@@ -4,16 +4,20 @@ export interface BuildInput {
   size: number
   mtimeMs: number
 }
-export interface PrecompiledTarget {
+export interface PrecompiledBuild {
   /** Build directory, relative to the checkout. */
   dir: string
+}
+export interface PrecompiledTarget extends PrecompiledBuild {
   /** The entry file's name in `dir`, without `.js`. */
   entry: string
   /** The source file it bundles, relative to the checkout. */
   source: string
 }
 export const PRECOMPILED_TARGETS: { cli: PrecompiledTarget; server: PrecompiledTarget }
-export function buildManifest(target: PrecompiledTarget): string
-export function precompiledIsFresh(root: string, target: PrecompiledTarget): boolean
+export const PRECOMPILED_PAGE: PrecompiledBuild
+export const PRECOMPILED_BUILDS: { cli: PrecompiledTarget; server: PrecompiledTarget; page: PrecompiledBuild }
+export function buildManifest(target: PrecompiledBuild): string
+export function precompiledIsFresh(root: string, target: PrecompiledBuild): boolean
 /** `root` defaults to this checkout. */
 export function runPrecompiledOrSources(target: PrecompiledTarget, root?: string): Promise<void>

@@ -1,8 +1,8 @@
-// The checkout's precompiled entry points (dist/, built by scripts/precompile.ts on `npm install`) and whether each
-// still matches the sources it was built from: every bundled source file must have the size and mtime the build
-// recorded. A checkout, an edit or a deleted file changes one of them, and the entry point then runs the sources
-// through tsx instead, so stale code never runs. One stat per source file (a few hundred at most): a millisecond or
-// two, against the second or more tsx costs.
+// The checkout's precompiled builds (dist/, built by scripts/precompile.ts on `npm install`: the entry points and the
+// verification page) and whether each still matches the sources it was built from: every source file it read must
+// have the size and mtime the build recorded. A checkout, an edit or a deleted file changes one of them, and the entry
+// point then runs the sources through tsx instead (and the service builds the page itself), so stale code never runs.
+// One stat per source file (a few hundred at most): a millisecond or two, against the second or more tsx costs.
 import { readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -19,6 +19,13 @@ export const PRECOMPILED_TARGETS = {
   /** The service (`npm start`, bin/server.js). */
   server: { dir: 'dist/server', entry: 'server', source: 'src/server.ts' },
 }
+
+/** The verification page (src/web/bundle-page.ts), bundled and pre-compressed (src/web/web-build-files.ts), so that
+ * the service does not build it when it starts. */
+export const PRECOMPILED_PAGE = { dir: 'dist/page' }
+
+/** Every build `npm install` makes, by the name `scripts/precompile.ts` takes. */
+export const PRECOMPILED_BUILDS = { ...PRECOMPILED_TARGETS, page: PRECOMPILED_PAGE }
 
 /** The file in which a build records the sources it bundled. */
 export function buildManifest(target) {

@@ -1,14 +1,27 @@
-// `npm run build`, also run by `npm install` (the `prepare` script): bundles each entry point of bin/precompiled.js
-// (the `anchor` command, the service) into its directory under dist/, so that bin/anchor.js and bin/server.js run
-// plain JavaScript instead of loading tsx and transpiling on every run. Code split at dynamic imports: each `anchor`
-// command is its own chunk, so `--help` loads none of them. npm packages but viem stay external and load from
-// node_modules as they are; our own sources, @docanchor/client's included, are bundled, and <dir>/inputs.json records
-// each one's size and mtime: the bin scripts use a build only while all still match.
+// `npm run build`, also run by `npm install` (the `prepare` script): makes each build of bin/precompiled.js under
+// dist/. Each entry point (the `anchor` command, the service) is bundled into its directory, so that bin/anchor.js and
+// bin/server.js run plain JavaScript instead of loading tsx and transpiling on every run. Code split at dynamic
+// imports: each `anchor` command is its own chunk, so `--help` loads none of them. npm packages but viem stay external
+// and load from node_modules as they are; our own sources, @docanchor/client's included, are bundled. The
+// verification page is bundled by Vite and pre-compressed, so that the service does not spend a core on it for
+// seconds after every start. <dir>/inputs.json records the size and mtime of every source a build read, written last:
+// a build is used only while all still match.
 import { readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build, type Plugin } from 'esbuild'
-import { type BuildInput, buildManifest, PRECOMPILED_TARGETS, type PrecompiledTarget } from '../bin/precompiled.js'
+import {
+  type BuildInput,
+  buildManifest,
+  PRECOMPILED_BUILDS,
+  PRECOMPILED_PAGE,
+  type PrecompiledBuild,
+  type PrecompiledTarget,
+} from '../bin/precompiled.js'
+import { toWebBuild } from '../src/web/build-assets.ts'
+import { bundlePage } from '../src/web/bundle-page.ts'
+import { writeWebBuild } from '../src/web/web-build-files.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
@@ -66,7 +79,18 @@ function recordedPath(input: string): string {
   return pkg ? `${pkg[1]}/package.json` : input
 }
 
-async function precompile(target: PrecompiledTarget): Promise<void> {
+/** Records the size and mtime of every source of a finished build (paths absolute or relative to the checkout). */
+async function recordInputs(target: PrecompiledBuild, paths: string[]): Promise<void> {
+  const inputs: BuildInput[] = await Promise.all(
+    [...new Set(paths.map((path) => recordedPath(relative(ROOT, resolve(ROOT, path)))))].map(async (path) => {
+      const file = await stat(resolve(ROOT, path))
+      return { path, size: file.size, mtimeMs: file.mtimeMs }
+    }),
+  )
+  await writeFile(join(ROOT, buildManifest(target)), `${JSON.stringify(inputs)}\n`)
+}
+
+async function precompileEntry(target: PrecompiledTarget): Promise<void> {
   const outDir = join(ROOT, target.dir)
   await rm(outDir, { recursive: true, force: true })
   const result = await build({
@@ -84,18 +108,35 @@ async function precompile(target: PrecompiledTarget): Promise<void> {
     metafile: true,
     logLevel: 'warning',
   })
-  const inputs: BuildInput[] = await Promise.all(
-    [...new Set(Object.keys(result.metafile.inputs).map(recordedPath))].map(async (path) => {
-      const file = await stat(resolve(ROOT, path))
-      return { path, size: file.size, mtimeMs: file.mtimeMs }
-    }),
-  )
-  await writeFile(join(ROOT, buildManifest(target)), `${JSON.stringify(inputs)}\n`)
+  await recordInputs(target, Object.keys(result.metafile.inputs))
 }
 
-// `tsx scripts/precompile.ts server` builds only the targets named; without names, all of them.
+/** Besides the page's module graph, its output depends on the Vite build's settings, the compression's, the files'
+ * layout and Vite. */
+const PAGE_BUILD_INPUTS = [
+  'src/web/bundle-page.ts',
+  'src/web/build-assets.ts',
+  'src/web/web-build-files.ts',
+  createRequire(import.meta.url).resolve('vite'),
+]
+
+async function precompilePage(): Promise<void> {
+  const outDir = join(ROOT, PRECOMPILED_PAGE.dir)
+  await rm(outDir, { recursive: true, force: true })
+  const { files, inputs } = await bundlePage()
+  await writeWebBuild(outDir, toWebBuild(files))
+  await recordInputs(PRECOMPILED_PAGE, [...inputs, ...PAGE_BUILD_INPUTS])
+}
+
+const BUILDERS: Record<keyof typeof PRECOMPILED_BUILDS, () => Promise<void>> = {
+  cli: () => precompileEntry(PRECOMPILED_BUILDS.cli),
+  server: () => precompileEntry(PRECOMPILED_BUILDS.server),
+  page: precompilePage,
+}
+
+// `tsx scripts/precompile.ts server page` makes only the builds named; without names, all of them.
 const names = process.argv.slice(2)
-const unknown = names.filter((name) => !Object.hasOwn(PRECOMPILED_TARGETS, name))
-if (unknown.length > 0) throw new Error(`no precompiled target named ${unknown.join(', ')}`)
-const targets = Object.entries(PRECOMPILED_TARGETS).filter(([name]) => names.length === 0 || names.includes(name))
-await Promise.all(targets.map(([, target]) => precompile(target)))
+const unknown = names.filter((name) => !Object.hasOwn(BUILDERS, name))
+if (unknown.length > 0) throw new Error(`no precompiled build named ${unknown.join(', ')}`)
+const builds = Object.entries(BUILDERS).filter(([name]) => names.length === 0 || names.includes(name))
+await Promise.all(builds.map(([, precompile]) => precompile()))

@@ -1,13 +1,13 @@
 // Once per test run: the migrated PGlite template (src/db/pglite-template.ts, the archive a new data directory of the
 // service starts from), so each test file clones it instead of paying for initdb and migrations again (~2 s against
-// ~5 s or more per file on two cores); and the precompiled entry points (bin/precompiled.js), rebuilt if a source
-// changed since `npm install` built them, so that the tests running bin/anchor.js and bin/server.js run what a fresh
-// clone runs, and no test file rebuilds them while another runs them.
+// ~5 s or more per file on two cores); and the precompiled builds (bin/precompiled.js: the entry points, the
+// verification page), rebuilt if a source changed since `npm install` built them, so that the tests running
+// bin/anchor.js and bin/server.js run what a fresh clone runs, and no test file rebuilds them while another runs them.
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { TestProject } from 'vitest/node'
-import { PRECOMPILED_TARGETS, precompiledIsFresh } from '../bin/precompiled.js'
+import { PRECOMPILED_BUILDS, precompiledIsFresh } from '../bin/precompiled.js'
 import { ensurePgliteTemplate } from '../src/db/pglite-template.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -20,7 +20,7 @@ declare module 'vitest' {
 
 /** Rebuilds only the stale targets: the browser project's global setup may be starting bin/server.js meanwhile. */
 async function ensurePrecompiledBuilds(): Promise<void> {
-  const stale = Object.entries(PRECOMPILED_TARGETS)
+  const stale = Object.entries(PRECOMPILED_BUILDS)
     .filter(([, target]) => !precompiledIsFresh(ROOT, target))
     .map(([name]) => name)
   if (stale.length === 0) return

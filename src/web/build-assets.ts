@@ -1,11 +1,14 @@
-// The verification page's files, built in a child process (see bundle-page.ts for why) and pre-compressed here.
-// The service builds when it starts listening, so a fresh clone needs no build step and no build output is
-// committed or left stale; static-build.ts writes the same files to disk.
+// The verification page's files, pre-compressed: those `npm install` built (scripts/precompile.ts) while they match
+// their sources, else built now in a child process (see bundle-page.ts for why). No build output is committed, and a
+// stale one is never served; static-build.ts writes the same files to disk.
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import { PRECOMPILED_PAGE, precompiledIsFresh } from '../../bin/precompiled.js'
 import type { BundledFile } from './bundle-page.ts'
+import { assetContentType, readWebBuild } from './web-build-files.ts'
 
 export interface WebAsset {
   /** File name under `assets/`, with its content hash. */
@@ -23,20 +26,15 @@ export interface WebBuild {
   style: string
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  js: 'text/javascript; charset=utf-8',
-  css: 'text/css; charset=utf-8',
-}
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 /** Most a build may take before it is abandoned; a loaded two-core machine needs a few seconds. */
 const BUILD_TIMEOUT_MS = 120_000
 
 function asset(name: string, body: Uint8Array): WebAsset {
-  const contentType = CONTENT_TYPES[name.slice(name.lastIndexOf('.') + 1)]
-  if (!contentType) throw new Error(`unexpected file in the verification page build: ${name}`)
   return {
     name,
-    contentType,
+    contentType: assetContentType(name),
     body,
     gzip: gzipSync(body, { level: 9 }),
     brotli: brotliCompressSync(body, {
@@ -79,11 +77,17 @@ function runBundler(signal?: AbortSignal): Promise<BundledFile[]> {
   })
 }
 
-export async function buildWebAssets(options: { signal?: AbortSignal } = {}): Promise<WebBuild> {
-  const files = await runBundler(options.signal)
+/** Compresses a fresh bundle's files and finds its entries. */
+export function toWebBuild(files: BundledFile[]): WebBuild {
   const assets = new Map(files.map((file) => [file.name, asset(file.name, file.body)]))
   const script = files.find((file) => file.role === 'script')?.name
   const style = files.find((file) => file.role === 'style')?.name
   if (!script || !style) throw new Error('the verification page build produced no script or stylesheet')
   return { assets, script, style }
+}
+
+/** The page's files: read from the precompiled build while it is fresh, else bundled now (`signal` stops that). */
+export async function buildWebAssets(options: { signal?: AbortSignal } = {}): Promise<WebBuild> {
+  if (precompiledIsFresh(ROOT, PRECOMPILED_PAGE)) return readWebBuild(join(ROOT, PRECOMPILED_PAGE.dir))
+  return toWebBuild(await runBundler(options.signal))
 }

@@ -2,8 +2,10 @@
 // because it tree-shakes Zod's `z` namespace, which @docanchor/client's formats use: esbuild keeps all of Zod, locales included
 // (406 KB against 113 KB). Runs in a child process (bundle-page-process.ts), never in the server: Rolldown hooks
 // the process's signals, and a SIGTERM that arrived during a build would kill the server instead of stopping it.
+import { existsSync } from 'node:fs'
+import { isAbsolute } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { build, defaultClientConditions, type Rollup } from 'vite'
+import { build, defaultClientConditions, type Plugin, type Rollup } from 'vite'
 
 export interface BundledFile {
   /** File name under `assets/`, e.g. `main-BpMNEaOG.js`. */
@@ -16,8 +18,29 @@ export interface BundledFile {
 // Browsers from 2023 on: native ESM, AbortSignal.timeout and DecompressionStream.
 const TARGETS = ['es2022', 'chrome111', 'firefox115', 'safari16.4']
 
-export async function bundlePage(): Promise<BundledFile[]> {
+export interface BundledPage {
+  files: BundledFile[]
+  /** Absolute paths of every source file the build read, tree-shaken ones included: a precompiled page is fresh
+   * while all are unchanged (scripts/precompile.ts). */
+  inputs: string[]
+}
+
+/** Collects the module graph's files (not Vite's virtual modules). */
+function recordInputs(inputs: Set<string>): Plugin {
+  return {
+    name: 'record-inputs',
+    buildEnd() {
+      for (const id of this.getModuleIds()) {
+        const path = id.split('?')[0]!
+        if (isAbsolute(path) && existsSync(path)) inputs.add(path)
+      }
+    },
+  }
+}
+
+export async function bundlePage(): Promise<BundledPage> {
   const root = fileURLToPath(new URL('./client/', import.meta.url))
+  const inputs = new Set<string>()
   const output = await build({
     root,
     base: './',
@@ -27,6 +50,7 @@ export async function bundlePage(): Promise<BundledFile[]> {
     logLevel: 'silent',
     // @docanchor/client's TypeScript sources, as everywhere in the repository (no build step on install).
     resolve: { conditions: ['@docanchor/source', ...defaultClientConditions] },
+    plugins: [recordInputs(inputs)],
     build: {
       write: false,
       target: TARGETS,
@@ -56,5 +80,5 @@ export async function bundlePage(): Promise<BundledFile[]> {
     }
   }
   for (const file of files) if (styles.has(file.name)) file.role = 'style'
-  return files
+  return { files, inputs: [...inputs] }
 }

@@ -1,10 +1,11 @@
 // Writes the verification page as static files to host anywhere (entry: build-static.ts). The host must answer
 // every `/v/<id>` (under any path prefix) with index.html and serve assets/ with a long cache; the API must list the
 // page's origin in CORS_ORIGINS.
-import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { buildWebAssets } from './build-assets.ts'
 import { contentSecurityPolicy, renderPageHtml } from './page-html.ts'
+import { writeAssets } from './web-build-files.ts'
 
 export interface StaticBuildOptions {
   outDir: string
@@ -26,20 +27,8 @@ export async function buildStaticPage(options: StaticBuildOptions): Promise<stri
     metaContentSecurityPolicy: contentSecurityPolicy(apiBase, { forMeta: true }),
   })
   const outDir = resolve(options.outDir)
-  await rm(join(outDir, 'assets'), { recursive: true, force: true })
-  await mkdir(join(outDir, 'assets'), { recursive: true })
-  const written = ['index.html']
+  // With pre-compressed copies for hosts that serve them (nginx gzip_static / brotli_static and the like).
+  const assetFiles = await writeAssets(outDir, assets.values())
   await writeFile(join(outDir, 'index.html'), html)
-  for (const file of assets.values()) {
-    // Pre-compressed copies for hosts that serve them (nginx gzip_static / brotli_static and the like).
-    for (const [suffix, body] of [
-      ['', file.body],
-      ['.gz', file.gzip],
-      ['.br', file.brotli],
-    ] as const) {
-      await writeFile(join(outDir, 'assets', `${file.name}${suffix}`), body)
-      written.push(`assets/${file.name}${suffix}`)
-    }
-  }
-  return written
+  return ['index.html', ...assetFiles]
 }

@@ -1,6 +1,7 @@
 // The verification page: GET /v/:id (HTML, revalidated on every visit) and GET /assets/:name (content-hashed,
-// cached for a year). The page is bundled (in a child process, kept in memory) when the server starts listening;
-// a request that arrives before the build is done waits for it. The key stays in the URL fragment, which no
+// cached for a year). Its files are loaded into memory when the server starts listening: read from the build
+// `npm install` made, or bundled in a child process if a source changed since; a request that arrives before they
+// are loaded waits for them. The key stays in the URL fragment, which no
 // browser sends to us.
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -59,7 +60,10 @@ export async function webRoutes(app: AppInstance): Promise<void> {
   }
 
   app.addHook('onListen', async () => {
-    page().catch((error: unknown) => app.log.error({ err: error }, 'the verification page could not be built'))
+    page().catch((error: unknown) => {
+      // A build stopped by the shutdown has not failed.
+      if (!closing.signal.aborted) app.log.error({ err: error }, 'the verification page could not be built')
+    })
   })
   // A build still running at close would outlive the app: its process is stopped.
   app.addHook('onClose', async () => {
