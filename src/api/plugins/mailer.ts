@@ -13,7 +13,7 @@ declare module 'fastify' {
 export const mailerPlugin = fp(
   async (app: AppInstance) => {
     const { config, metrics } = app.deps
-    const mailer = createMailer({
+    const mailer = await createMailer({
       smtpUrl: config.mail.smtpUrl,
       from: config.mail.from,
       production: config.production,
