@@ -34,6 +34,11 @@ export interface OpenDatabaseOptions {
   poolSize?: number
 }
 
+/** PGlite's WebAssembly memory at start. Its default, 128 MiB, is grown to ~190 MiB while PostgreSQL starts; starting
+ * above that skips the growing (~35 ms of a warm open, median of 8 alternating opens on the 2-core machine). Pages
+ * are committed only when touched: the process held ~295 MB resident after opening either way. */
+const PGLITE_INITIAL_MEMORY_BYTES = 256 * 1024 * 1024
+
 // An arbitrary constant shared by every instance of this service.
 const MIGRATION_LOCK_KEY = 7_316_452_901
 
@@ -82,6 +87,7 @@ async function openPglite(dir: string | undefined, template: Blob | undefined): 
     dir !== undefined && mkdir(dir, { recursive: true }),
   ])
   const client = await openPgliteForDrizzle({
+    initialMemory: PGLITE_INITIAL_MEMORY_BYTES,
     ...(dir !== undefined && { dataDir: dir }),
     ...(template && { loadDataDir: template }),
   })
