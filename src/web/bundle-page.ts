@@ -26,9 +26,9 @@ export interface BundledPage {
 }
 
 /** Collects the module graph's files (not Vite's virtual modules). */
-function recordInputs(inputs: Set<string>): Plugin {
+function collectSourceFiles(inputs: Set<string>): Plugin {
   return {
-    name: 'record-inputs',
+    name: 'collect-source-files',
     buildEnd() {
       for (const id of this.getModuleIds()) {
         const path = id.split('?')[0]!
@@ -50,7 +50,7 @@ export async function bundlePage(): Promise<BundledPage> {
     logLevel: 'silent',
     // @docanchor/client's TypeScript sources, as everywhere in the repository (no build step on install).
     resolve: { conditions: ['@docanchor/source', ...defaultClientConditions] },
-    plugins: [recordInputs(inputs)],
+    plugins: [collectSourceFiles(inputs)],
     build: {
       write: false,
       target: TARGETS,

@@ -1,8 +1,7 @@
 // The verification page: GET /v/:id (HTML, revalidated on every visit) and GET /assets/:name (content-hashed,
 // cached for a year). Its files are loaded into memory when the server starts listening: read from the build
 // `npm install` made, or bundled in a child process if a source changed since; a request that arrives before they
-// are loaded waits for them. The key stays in the URL fragment, which no
-// browser sends to us.
+// are loaded waits for them. The key stays in the URL fragment, which no browser sends to us.
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
