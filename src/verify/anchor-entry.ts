@@ -1,10 +1,6 @@
 // Reads a DocumentAnchored event out of a transaction receipt, trusting only logs of the configured contract.
-
-import { ZERO_TX_HASH } from '@docanchor/client'
 import { type Address, type Hash, type Hex, type Log, toEventSelector } from 'viem'
 import { documentAnchorsAbi } from '../chain/document-anchors-artifact.ts'
-
-export const ZERO_HASH = ZERO_TX_HASH as Hash
 
 const DOCUMENT_ANCHORED = toEventSelector(
   documentAnchorsAbi.find((item) => item.type === 'event' && item.name === 'DocumentAnchored')!,

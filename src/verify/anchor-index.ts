@@ -3,6 +3,7 @@ import type { IdentityAttestation } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { Hash } from 'viem'
 import type { Database } from '../db/database.ts'
+import { rows } from '../db/sql-rows.ts'
 
 export interface IndexedChain {
   /** The requested anchor first, then its predecessors as the database links them, as far as it knows them. */
@@ -34,12 +35,12 @@ export async function readIndexedChain(
   txHash: Hash,
   limits: { maxDepth: number; maxSuccessors: number },
 ): Promise<IndexedChain> {
-  const result = await db.execute(
+  const indexRows = await rows<IndexRow>(
+    db,
     sql`SELECT * FROM verify_index(${txHash}, ${limits.maxDepth}, ${limits.maxSuccessors})`,
   )
   const indexed: IndexedChain = { chain: [], encryptedPayload: undefined, successors: [], attestations: new Map() }
-  // Both drivers (node-postgres and PGlite) answer with `rows`.
-  for (const row of (result as unknown as { rows: IndexRow[] }).rows) {
+  for (const row of indexRows) {
     if (row.identity_commitment !== null && row.attested_trust !== null && row.attested_verified !== null) {
       indexed.attestations.set(row.tx_hash as Hash, {
         compositeHash: row.composite_hash as Hash,

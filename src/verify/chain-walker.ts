@@ -1,8 +1,8 @@
 // Walks a document's signature chain from the requested anchor back to its first, checking every link on chain.
-import type { IdentityAttestation } from '@docanchor/client'
+import { type IdentityAttestation, ZERO_TX_HASH } from '@docanchor/client'
 import type { Hash } from 'viem'
 import type { Database } from '../db/database.ts'
-import { type AnchorRecord, type ChainEntry, toChainEntry, ZERO_HASH } from './anchor-entry.ts'
+import { type AnchorRecord, type ChainEntry, toChainEntry } from './anchor-entry.ts'
 import { readIndexedChain } from './anchor-index.ts'
 import type { AnchorLookup, AnchorReader } from './anchor-reader.ts'
 import type { ChainLinkIndex } from './chain-link-index.ts'
@@ -74,7 +74,7 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
   const chain: AnchorRecord[] = [requested]
   const seen = new Set<Hash>([txHash])
   let current = requested
-  while (current.previousTxHash !== ZERO_HASH) {
+  while (current.previousTxHash !== ZERO_TX_HASH) {
     if (chain.length >= deps.maxDepth) {
       throw new ChainTooDeepError(`The chain of ${txHash} is longer than ${deps.maxDepth} anchors`)
     }
@@ -135,7 +135,7 @@ function predictedChain(
 ): Hash[] {
   const hashes = new Set<Hash>()
   let hash: Hash | undefined = from
-  while (hash !== undefined && hash !== ZERO_HASH && hashes.size < deps.maxDepth && !hashes.has(hash)) {
+  while (hash !== undefined && hash !== ZERO_TX_HASH && hashes.size < deps.maxDepth && !hashes.has(hash)) {
     hashes.add(hash)
     const read = known.get(hash)
     hash = read === null ? undefined : (read?.previousTxHash ?? deps.links.previousOf(hash) ?? indexedLinks.get(hash))

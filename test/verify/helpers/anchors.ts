@@ -1,10 +1,10 @@
 // Anchors chains directly on the test chain (account 0 is owner and relayer) and indexes them the way the relay does.
 import { randomBytes } from 'node:crypto'
+import { ZERO_TX_HASH } from '@docanchor/client'
 import { type Address, type Hash, parseEther } from 'viem'
 import { documentAnchorsAbi } from '../../../src/chain/document-anchors-artifact.ts'
 import type { Database } from '../../../src/db/database.ts'
 import { anchors } from '../../../src/db/schema.ts'
-import { ZERO_HASH } from '../../../src/verify/anchor-entry.ts'
 import type { AttestedEntry } from '../../../src/verify/chain-walker.ts'
 import type { TestChain } from '../../helpers/anvil.ts'
 
@@ -27,7 +27,7 @@ export async function anchorChain(
 ): Promise<TestAnchor[]> {
   const wallet = testChain.walletClient(0)
   let nonce = await testChain.publicClient.getTransactionCount({ address: wallet.account.address, blockTag: 'pending' })
-  let previousTxHash = options.previousTxHash ?? ZERO_HASH
+  let previousTxHash = options.previousTxHash ?? ZERO_TX_HASH
   const anchored: TestAnchor[] = []
   for (let i = 0; i < depth; i++) {
     const compositeHash = randomHash()
@@ -111,7 +111,7 @@ export async function chainFromLogs(testChain: TestChain, txHash: Hash): Promise
   let current = byTx.get(txHash)
   while (current) {
     chain.unshift(current)
-    current = current.previousTxHash === ZERO_HASH ? undefined : byTx.get(current.previousTxHash)
+    current = current.previousTxHash === ZERO_TX_HASH ? undefined : byTx.get(current.previousTxHash)
   }
   return chain
 }
