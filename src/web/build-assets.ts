@@ -8,23 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { PRECOMPILED_PAGE, precompiledIsFresh } from '../../bin/precompiled.js'
 import type { BundledFile } from './bundle-page.ts'
-import { assetContentType, readWebBuild } from './web-build-files.ts'
-
-export interface WebAsset {
-  /** File name under `assets/`, with its content hash. */
-  name: string
-  contentType: string
-  body: Uint8Array
-  gzip: Uint8Array
-  brotli: Uint8Array
-}
-
-export interface WebBuild {
-  assets: Map<string, WebAsset>
-  /** Names of the entry files the HTML links. */
-  script: string
-  style: string
-}
+import { assetContentType, readWebBuild, type WebAsset, type WebBuild } from './web-build-files.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 

@@ -3,7 +3,22 @@
 // (bin/precompiled.js), page.json naming the entry files the HTML links.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { WebAsset, WebBuild } from './build-assets.ts'
+
+export interface WebAsset {
+  /** File name under `assets/`, with its content hash. */
+  name: string
+  contentType: string
+  body: Uint8Array
+  gzip: Uint8Array
+  brotli: Uint8Array
+}
+
+export interface WebBuild {
+  assets: Map<string, WebAsset>
+  /** Names of the entry files the HTML links. */
+  script: string
+  style: string
+}
 
 const CONTENT_TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',

@@ -5,8 +5,9 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import { buildWebAssets, type WebAsset } from '../../web/build-assets.ts'
+import { buildWebAssets } from '../../web/build-assets.ts'
 import { contentSecurityPolicy, renderPageHtml } from '../../web/page-html.ts'
+import type { WebAsset } from '../../web/web-build-files.ts'
 import type { AppInstance } from '../app-types.ts'
 import { ProblemError } from '../problem.ts'
 
