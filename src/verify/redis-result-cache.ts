@@ -24,6 +24,11 @@ export class RedisResultCache implements ResultCache {
     return stored === null ? undefined : decode(stored)
   }
 
+  /** Redis is a round trip away: nothing is held here. */
+  peek(_key: string): undefined {
+    return undefined
+  }
+
   async set(key: string, value: CachedResult, retainMs: number): Promise<void> {
     const stored =
       value.outcome === 'verified'

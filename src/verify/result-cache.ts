@@ -23,6 +23,11 @@ export type CachedResult = VerifiedResult | FailedResult
 
 export interface ResultCache {
   get(key: string): Promise<CachedResult | undefined>
+  /**
+   * What this process already holds for `key`, without waiting: lets a hit be answered with no promise on the hot
+   * path. A cache held elsewhere holds nothing here and returns undefined, leaving every lookup to `get`.
+   */
+  peek(key: string): CachedResult | undefined
   /** Keeps `value` for `retainMs` (its fresh time plus any stale-if-error time). */
   set(key: string, value: CachedResult, retainMs: number): Promise<void>
 }
@@ -36,6 +41,10 @@ export class LruResultCache implements ResultCache {
   }
 
   async get(key: string): Promise<CachedResult | undefined> {
+    return this.#entries.get(key)
+  }
+
+  peek(key: string): CachedResult | undefined {
     return this.#entries.get(key)
   }
 

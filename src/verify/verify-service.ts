@@ -31,6 +31,17 @@ export class VerifyService {
   }
 
   /**
+   * The fresh verified answer for `txHash` if this process holds one, counted as a hit; undefined otherwise (then
+   * `verify` has the answer). Synchronous, so that the hottest path of the service costs no promise.
+   */
+  freshHit(txHash: Hash): VerifiedResult | undefined {
+    const result = this.#options.cache.peek(txHash)
+    if (result?.outcome !== 'verified' || result.freshUntil <= this.#now()) return undefined
+    this.#options.counters.hits.inc()
+    return result
+  }
+
+  /**
    * The verified answer for `txHash` (lower-case hex); one whose `freshUntil` has passed is a fallback served while
    * the chain is down. Rejects with AnchorNotFoundError or ChainTooDeepError (remembered for a few seconds), or with
    * ChainUnavailableError when there is nothing to serve.

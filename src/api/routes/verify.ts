@@ -2,6 +2,7 @@
 import { TRUST_ANCHORS } from '@docanchor/client'
 import type { FastifyReply, FastifySchemaCompiler } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
+import type { Hash } from 'viem'
 import { z } from 'zod'
 import { VerifyError } from '../../verify/errors.ts'
 import type { VerifiedResult } from '../../verify/result-cache.ts'
@@ -118,22 +119,39 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
         },
       },
     },
-    async (request, reply) => {
-      let result: VerifiedResult
-      try {
-        result = await service.verify(request.params.txHash)
-      } catch (error) {
-        throw domainProblem(error, error instanceof VerifyError ? failureHeaders : {})?.problem ?? error
-      }
-      // The stored string goes out as is: Fastify passes a string with a JSON content type through unserialized.
-      const raw = reply as unknown as FastifyReply
-      raw
-        .header('cache-control', result.freshUntil > Date.now() ? freshCacheControl : 'public, max-age=0')
-        .header('etag', result.etag)
-      if (etagMatches(request.headers['if-none-match'], result.etag)) return raw.code(304).send()
-      return raw.header('content-type', JSON_CONTENT_TYPE).send(result.body)
+    // Not async: a fresh hit held in this process is answered at once, without a promise; anything else waits for
+    // the service.
+    (request, reply) => {
+      const hit = service.freshHit(request.params.txHash)
+      if (hit === undefined) return verifyAndSend(request.params.txHash, request.headers['if-none-match'], reply)
+      sendVerified(reply as unknown as FastifyReply, hit, freshCacheControl, request.headers['if-none-match'])
+      return undefined
     },
   )
+
+  async function verifyAndSend(txHash: Hash, ifNoneMatch: string | undefined, reply: FastifyReply): Promise<void> {
+    let result: VerifiedResult
+    try {
+      result = await service.verify(txHash)
+    } catch (error) {
+      throw domainProblem(error, error instanceof VerifyError ? failureHeaders : {})?.problem ?? error
+    }
+    const cacheControl = result.freshUntil > Date.now() ? freshCacheControl : 'public, max-age=0'
+    sendVerified(reply, result, cacheControl, ifNoneMatch)
+  }
+}
+
+/** The stored answer, or 304 when the client's ETag is current. */
+function sendVerified(
+  reply: FastifyReply,
+  result: VerifiedResult,
+  cacheControl: string,
+  ifNoneMatch: string | undefined,
+): void {
+  reply.header('cache-control', cacheControl).header('etag', result.etag)
+  if (etagMatches(ifNoneMatch, result.etag)) reply.code(304).send()
+  // The stored string goes out as is: Fastify passes a string with a JSON content type through unserialized.
+  else reply.header('content-type', JSON_CONTENT_TYPE).send(result.body)
 }
 
 /** If-None-Match holds `*` or a list of tags, weak ones compared by their opaque part (RFC 9110 §13.1.2). */
