@@ -62,7 +62,7 @@ async function serve(): Promise<void> {
   const ParamsSchema = z.object({ txHash: z.string().transform((value) => parseTxHashParam(value) ?? value) })
   const limit = app.limiter({ name: 'bench', max: 1_000_000_000, timeWindowMs: 60_000, what: 'requests' })
   app.get('/bench/bare', async (_request, reply) => send(reply))
-  app.get('/bench/limited', { onRequest: (request) => limit(request) }, async (_request, reply) => send(reply))
+  app.get('/bench/limited', { onRequest: limit.onRequest }, async (_request, reply) => send(reply))
   app.get('/bench/params/:txHash', { schema: { params: ParamsSchema } }, async (_request, reply) => send(reply))
   answer = await captureVerifyAnswer(app, tip)
   const appUrl = await app.listen({ port: 0, host: '127.0.0.1' })

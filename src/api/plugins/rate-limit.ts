@@ -1,8 +1,13 @@
-// The one registration of @fastify/rate-limit: counters in memory, or in Redis when REDIS_URL is set (every instance
-// counts together); and the one way a limit answers, 429 RATE_LIMITED with Retry-After. Limits are made with
-// `app.limiter(...)` and used as a route's onRequest or preHandler hook, or called from a handler.
-import rateLimit, { type CreateRateLimitOptions, normalizeIP } from '@fastify/rate-limit'
-import type { FastifyRequest } from 'fastify'
+// The app's rate limits: counters in @fastify/rate-limit's own stores, in memory, or in Redis when REDIS_URL is set
+// (every instance counts together); and the one way a limit answers, 429 RATE_LIMITED with Retry-After. Limits are
+// made with `app.limiter(...)` and used as a route's onRequest hook (`limit.onRequest`) or called from a handler.
+// The stores are called directly rather than through the library's `createRateLimit`, which is async: a check held
+// in memory then completes synchronously, with no promise on the hot path of a cached verification.
+import type { FastifyRateLimitStore } from '@fastify/rate-limit'
+import { normalizeIP } from '@fastify/rate-limit'
+import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
+import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { AppInstance } from '../app-types.ts'
 import { ProblemError } from '../problem.ts'
@@ -23,8 +28,12 @@ export interface LimitOptions {
   failClosedDetail?: string
 }
 
-/** Counts one request (with `subject` for limits keyed by something the request carries); throws past the limit. */
-export type Limit = (request: FastifyRequest, subject?: string) => Promise<void>
+export interface Limit {
+  /** Counts one request (with `subject` for limits keyed by something the request carries); rejects past the limit. */
+  (request: FastifyRequest, subject?: string): Promise<void>
+  /** The same count as a route's onRequest hook: synchronous while the counters are in memory. */
+  onRequest(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,42 +49,44 @@ const clientAddress = (request: FastifyRequest): string => normalizeIP(request.i
 export const rateLimitPlugin = fp(
   async (app: AppInstance) => {
     const { redis } = app.deps
-    await app.register(rateLimit, {
-      global: false,
-      cache: LOCAL_STORE_ENTRIES,
-      ...(redis && { redis, nameSpace: 'anchor:rate:' }),
-    })
-    // A subject passed with the call reaches the key generator, which sees the request only, through this map.
-    const subjects = new WeakMap<FastifyRequest, string>()
+    // One Redis store for every limit (keys carry the limit's name); in memory, each limit gets a store of its own, so
+    // that a flood on one never evicts another's counters. No continued or growing windows: a plain fixed window.
+    const redisStore = redis && new RedisStore(false, false, redis, 'anchor:rate:')
 
     app.decorate(
       'limiter',
-      ({ name, max, timeWindowMs, what, key = clientAddress, failClosedDetail }: LimitOptions) => {
-        const options: CreateRateLimitOptions & { cache: number } = {
-          max,
-          timeWindow: timeWindowMs,
-          keyGenerator: (request) => `${name}:${key(request, subjects.get(request))}`,
-          skipOnError: failClosedDetail === undefined,
-          // Each limit gets a store of its own, sized by this (the library's types omit it; its default is 5,000).
-          cache: LOCAL_STORE_ENTRIES,
+      ({ name, max, timeWindowMs, what, key = clientAddress, failClosedDetail }: LimitOptions): Limit => {
+        const store: FastifyRateLimitStore = redisStore ?? new LocalStore(false, false, LOCAL_STORE_ENTRIES)
+        const tooMany = `Too many ${what}; try again later`
+
+        /** Calls `done` with nothing, or with the error the request is answered with. */
+        const check = (request: FastifyRequest, subject: string | undefined, done: (error?: Error) => void) => {
+          store.incr(
+            `${name}:${key(request, subject)}`,
+            (error, result) => {
+              if (error || result === undefined) {
+                // Only a limit that fails closed lets a store failure through; the others pass uncounted.
+                if (failClosedDetail === undefined) done()
+                else done(new ProblemError(503, 'NOT_READY', failClosedDetail, { cause: error }))
+              } else if (result.current > max) {
+                const retryAfter = String(Math.max(1, Math.ceil(result.ttl / 1000)))
+                done(new ProblemError(429, 'RATE_LIMITED', tooMany, { headers: { 'retry-after': retryAfter } }))
+              } else {
+                done()
+              }
+            },
+            timeWindowMs,
+            max,
+          )
         }
-        const check = app.createRateLimit(options)
-        return async (request: FastifyRequest, subject?: string) => {
-          if (subject !== undefined) subjects.set(request, subject)
-          let result: Awaited<ReturnType<typeof check>>
-          try {
-            result = await check(request)
-          } catch (error) {
-            // Only a limit that fails closed lets a store failure through (the library skips it otherwise).
-            if (failClosedDetail === undefined) throw error
-            throw new ProblemError(503, 'NOT_READY', failClosedDetail, { cause: error })
-          }
-          if (!result.isAllowed && result.isExceeded) {
-            throw new ProblemError(429, 'RATE_LIMITED', `Too many ${what}; try again later`, {
-              headers: { 'retry-after': String(Math.max(1, result.ttlInSeconds)) },
-            })
-          }
-        }
+        const limit = (request: FastifyRequest, subject?: string) =>
+          new Promise<void>((resolve, reject) =>
+            check(request, subject, (error) => (error ? reject(error) : resolve())),
+          )
+        return Object.assign(limit, {
+          onRequest: (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) =>
+            check(request, undefined, done),
+        })
       },
     )
   },

@@ -101,7 +101,7 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
   app.get(
     '/api/verify/:txHash',
     {
-      onRequest: (request) => limitPerIp(request),
+      onRequest: limitPerIp.onRequest,
       validatorCompiler: txHashParamsValidator,
       schema: {
         tags: ['verify'],
