@@ -53,11 +53,13 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
     deps.links.previousOf(txHash) === undefined
       ? []
       : [...predictedChain(txHash, known, deps, new Map()), ...deps.links.successorsOf(txHash)]
+  // The batch is sent first and the lookup starts a tick later: node:http writes a request to its socket only on the
+  // next tick, and PGlite runs a query on this thread, so a lookup started at once would hold the request back until
+  // the query had finished, and nothing would overlap.
+  const earlyRead = early.length > 0 ? readInto(early) : undefined
+  const lookup = nextTick().then(() => readIndexedChain(deps.db, txHash, deps))
   // Either failing fails the walk; Promise.all also handles the other's later rejection.
-  const [indexed] = await Promise.all([
-    readIndexedChain(deps.db, txHash, deps),
-    early.length > 0 ? readInto(early) : undefined,
-  ])
+  const [indexed] = await Promise.all([lookup, earlyRead])
   const indexedLinks = new Map<Hash, Hash>()
   for (const [i, link] of indexed.chain.entries()) {
     const previous = indexed.chain[i + 1]
@@ -141,4 +143,8 @@ function predictedChain(
     hash = read === null ? undefined : (read?.previousTxHash ?? deps.links.previousOf(hash) ?? indexedLinks.get(hash))
   }
   return [...hashes]
+}
+
+function nextTick(): Promise<void> {
+  return new Promise((resolve) => process.nextTick(resolve))
 }
