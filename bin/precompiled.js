@@ -7,11 +7,6 @@ import { readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
-/**
- * @typedef {{ path: string, size: number, mtimeMs: number }} BuildInput
- * @typedef {{ dir: string, entry: string, source: string }} PrecompiledTarget
- */
-
 /** Each precompiled entry point: its build directory, the entry file's name in it, and the source it bundles. */
 export const PRECOMPILED_TARGETS = {
   /** The `anchor` command (bin/anchor.js). */
@@ -36,7 +31,9 @@ export function buildManifest(target) {
 export function precompiledIsFresh(root, target) {
   let inputs
   try {
-    inputs = /** @type {BuildInput[]} */ (JSON.parse(readFileSync(resolve(root, buildManifest(target)), 'utf8')))
+    inputs = /** @type {import('./precompiled.d.ts').BuildInput[]} */ (
+      JSON.parse(readFileSync(resolve(root, buildManifest(target)), 'utf8'))
+    )
   } catch {
     return false
   }

@@ -38,7 +38,7 @@ const MAX_MESSAGE_CHARACTERS = 300
 const MAX_STACK_FRAMES = 12
 const MAX_CAUSE_DEPTH = 3
 
-export interface ErrorSummary {
+interface ErrorSummary {
   type: string
   message: string
   code?: string

@@ -15,7 +15,7 @@ export interface ContractPin {
   pinnedAt: string
 }
 
-export const pinsFile = (configDir: string) => join(configDir, 'pins.json')
+const pinsFile = (configDir: string) => join(configDir, 'pins.json')
 
 export async function readPins(configDir: string): Promise<ContractPin[]> {
   let text: string

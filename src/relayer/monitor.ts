@@ -64,7 +64,7 @@ export class RelayMonitor {
   tick(): Promise<void> {
     this.running ??= this.pass()
       .catch((error: unknown) => {
-        this.context.log.warn({ err: errorSummary(error) }, 'relay monitor pass failed; retrying next pass')
+        this.context.log.warn({ err: error }, 'relay monitor pass failed; retrying next pass')
       })
       .finally(() => {
         this.running = undefined
@@ -106,7 +106,7 @@ export class RelayMonitor {
         ...groups.filter((g) => g.relayer === group.relayer && g.txs[0]!.anchorId !== null).map((g) => g.nonce),
       )
       const atCap = await this.settle(group, head, latestCount, highestAnchorNonce).catch((error: unknown) => {
-        context.log.warn({ err: errorSummary(error), nonce: group.nonce }, 'relay monitor could not settle a nonce')
+        context.log.warn({ err: error, nonce: group.nonce }, 'relay monitor could not settle a nonce')
         return false
       })
       if (atCap) jammed.add(group.relayer)
@@ -207,7 +207,7 @@ export class RelayMonitor {
     for (const anchor of abandoned) {
       const account = accountOf(context, anchor.relayer)
       // A token key out of rotation cannot sign yet: its reservation waits for the key to answer again.
-      if (!account || !(context.chain.signerHealth?.isUp(anchor.relayer) ?? true)) continue
+      if (!account || !context.pool.signerUp(anchor.relayer)) continue
       const fees = await context.fees.current()
       const slot = slotOf(context, anchor.relayer)
       const signed = await signAndAttach(context, slot, account, { ...anchor, anchorId: anchor.id }, fees)
@@ -266,8 +266,4 @@ function groupByNonce(open: OpenTransaction[]): NonceGroup[] {
 
 function newestOf(group: NonceGroup): OpenTransaction {
   return group.txs[group.txs.length - 1]!
-}
-
-function errorSummary(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error)
 }

@@ -1,5 +1,6 @@
 // Waits for many receipts at the cost of one RPC call per new block (eth_getBlockReceipts), not one per waiting
 // transaction per poll: 50 relays polling every 20 ms would otherwise flood the node that is trying to mine them.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { LRUCache } from 'lru-cache'
 import {
   formatTransactionReceipt,
@@ -112,7 +113,7 @@ export class ReceiptWatcher {
         })
         if (this.waiters.size === 0) break
         const fast = Date.now() < this.fastUntil
-        await new Promise((resolve) => setTimeout(resolve, fast ? this.pollingIntervalMs / 5 : this.pollingIntervalMs))
+        await sleep(fast ? this.pollingIntervalMs / 5 : this.pollingIntervalMs)
       }
     } finally {
       this.running = false

@@ -1,6 +1,7 @@
 // The relay path of one request: check the previous anchor, reserve the anchor and its nonce, sign and store its
 // transaction, broadcast it, and wait for the receipt within the window. The monitor (monitor.ts) finishes whatever
 // this leaves pending. Composite and previous hashes arrive lower-case (the route's schema makes them so).
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { IdentityAttestation } from '@docanchor/client'
 import { ZERO_TX_HASH } from '@docanchor/client'
 import { type Hex, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem'
@@ -142,7 +143,7 @@ async function repeat(context: RelayContext, request: RelayRequest, found: Ancho
     // Reserved by a request that is signing it this very moment (or died doing so: the monitor finishes it).
     const deadline = Date.now() + waitMs
     while (existing.txHash.startsWith(UNSIGNED_PREFIX) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, context.pollingIntervalMs))
+      await sleep(context.pollingIntervalMs)
       existing = (await findAnchorById(context.db, existing.id)) ?? existing
     }
     if (existing.txHash.startsWith(UNSIGNED_PREFIX)) throw new ChainUnavailableError()

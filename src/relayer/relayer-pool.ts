@@ -32,8 +32,8 @@ export class RelayerPool {
     private readonly minBalance: bigint,
     private readonly log: RelayLogger,
     private readonly onBalance: (address: Address, ether: number) => void = () => {},
-    /** False while a key's signer is out of rotation (a token call failed or hung). */
-    private readonly signerUp: (address: Address) => boolean = () => true,
+    /** False while a key's signer is out of rotation (a token call failed or hung); the monitor asks it too. */
+    readonly signerUp: (address: Address) => boolean = () => true,
   ) {
     this.relayers = accounts.map((account) => ({
       account,

@@ -1,7 +1,8 @@
 // Why a verification ended without a result: one base with a stable `code`; src/api/domain-problems.ts maps each code
 // to HTTP. A chain that cannot be asked is ChainUnavailableError (src/chain/chain-errors.ts), shared with the relayer.
 
-export type VerifyErrorCode = 'ERR_ANCHOR_NOT_FOUND' | 'ERR_CHAIN_TOO_DEEP'
+export const VERIFY_ERROR_CODES = ['ERR_ANCHOR_NOT_FOUND', 'ERR_CHAIN_TOO_DEEP'] as const
+export type VerifyErrorCode = (typeof VERIFY_ERROR_CODES)[number]
 
 export abstract class VerifyError extends Error {
   abstract readonly code: VerifyErrorCode
@@ -21,3 +22,8 @@ export class ChainTooDeepError extends VerifyError {
 
 /** Every verify failure, so a code names its class. */
 export type VerifyErrorType = AnchorNotFoundError | ChainTooDeepError
+
+/** The failure a code stands for, with its message: how a remembered failure is thrown again. */
+export function verifyErrorOf(code: VerifyErrorCode, message: string): VerifyErrorType {
+  return code === 'ERR_ANCHOR_NOT_FOUND' ? new AnchorNotFoundError(message) : new ChainTooDeepError(message)
+}

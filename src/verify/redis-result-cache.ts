@@ -1,9 +1,9 @@
 // The verify result cache in Redis, shared by every instance of the service.
 import type { Redis } from 'ioredis'
-import type { VerifyErrorCode } from './errors.ts'
+import { VERIFY_ERROR_CODES, type VerifyErrorCode } from './errors.ts'
 import type { CachedResult, ResultCache } from './result-cache.ts'
 
-const OUTCOMES = new Set<string>(['verified', 'ERR_ANCHOR_NOT_FOUND', 'ERR_CHAIN_TOO_DEEP'])
+const OUTCOMES = new Set<string>(['verified', ...VERIFY_ERROR_CODES])
 
 /**
  * Each result is one Redis string, `outcome \n freshUntil \n etag \n body` (a failure: no ETag, its message as body):

@@ -41,7 +41,7 @@ export class LruResultCache implements ResultCache {
   }
 
   async get(key: string): Promise<CachedResult | undefined> {
-    return this.#entries.get(key)
+    return this.peek(key)
   }
 
   peek(key: string): CachedResult | undefined {

@@ -5,8 +5,8 @@ import type { Counter } from 'prom-client'
 import type { Hash } from 'viem'
 import { ChainUnavailableError } from '../chain/chain-errors.ts'
 import { type VerifiedChain, type WalkDependencies, walkChain } from './chain-walker.ts'
-import { AnchorNotFoundError, ChainTooDeepError, VerifyError, type VerifyErrorType } from './errors.ts'
-import type { CachedResult, FailedResult, ResultCache, VerifiedResult } from './result-cache.ts'
+import { VerifyError, verifyErrorOf } from './errors.ts'
+import type { CachedResult, ResultCache, VerifiedResult } from './result-cache.ts'
 import { SingleFlight } from './single-flight.ts'
 
 export interface VerifyServiceOptions {
@@ -62,7 +62,7 @@ export class VerifyService {
       result = await this.#flights.run(txHash, () => this.#refresh(txHash, previous))
     }
     if (result.outcome === 'verified') return result
-    throw rememberedError(result)
+    throw verifyErrorOf(result.outcome, result.detail)
   }
 
   async #refresh(txHash: Hash, previous: CachedResult | undefined): Promise<CachedResult> {
@@ -99,12 +99,6 @@ export class VerifyService {
   #freshUntil(ttlSeconds: number): number {
     return this.#now() + ttlSeconds * 1000
   }
-}
-
-function rememberedError(result: FailedResult): VerifyErrorType {
-  return result.outcome === 'ERR_ANCHOR_NOT_FOUND'
-    ? new AnchorNotFoundError(result.detail)
-    : new ChainTooDeepError(result.detail)
 }
 
 /** The 200 body, keys in the documented order. */

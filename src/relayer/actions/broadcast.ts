@@ -11,7 +11,7 @@ import { type SignedTransaction, signCall, signFiller } from '../signing.ts'
 import { resync } from './resync.ts'
 import { anchorCall, type ReservedAnchor } from './sign-and-attach.ts'
 
-// A node disagreeing about nonces twice in a row for one request means something else is sending with our key.
+// A node disagreeing about nonces three times in a row for one request means something else is sending with our key.
 const MAX_REISSUES = 3
 
 export interface BroadcastParameters {

@@ -1,4 +1,5 @@
 // Waiting for an anchor transaction's receipt, as deep as the configured confirmations.
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Hex, TransactionReceipt } from 'viem'
 import type { RelayContext } from '../relay-context.ts'
 
@@ -16,7 +17,7 @@ export async function waitMined(
   while (Date.now() < deadline) {
     const head = await context.chain.client.getBlockNumber({ cacheTime: 0 }).catch(() => undefined)
     if (head !== undefined && head >= receipt.blockNumber + needed) return receipt
-    await new Promise((resolve) => setTimeout(resolve, context.pollingIntervalMs))
+    await sleep(context.pollingIntervalMs)
   }
   return null
 }

@@ -74,7 +74,7 @@ export async function markMined(db: Database, mined: Mined[]): Promise<(AnchorRo
   return mined.map((m) => byId.get(m.anchorId))
 }
 
-export function toAnchor(r: Record<string, unknown>): AnchorRow {
+function toAnchor(r: Record<string, unknown>): AnchorRow {
   return {
     id: String(r.id),
     txHash: String(r.tx_hash),

@@ -4,6 +4,7 @@
 import type { IdentityAttestation } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { Database } from '../../db/database.ts'
+import { someCause } from '../../db/database-unavailable.ts'
 import { rows } from '../../db/sql-rows.ts'
 import type { SignedTransaction } from '../signing.ts'
 import { insertFiller, type Slot, takeNonce } from './nonces.ts'
@@ -100,11 +101,7 @@ async function withDeadlockRetry<T>(work: () => Promise<T>, attempts = 3): Promi
 }
 
 function hasCode(error: unknown, code: string): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
-    if ((current as Error & { code?: string }).code === code) return true
-    current = current.cause
-  }
-  return false
+  return someCause(error, (current) => (current as Error & { code?: string }).code === code)
 }
 
 export interface Attachment {

@@ -43,7 +43,7 @@ export function pkcs11Account(signer: HashSigner, ecPoint: string): LocalAccount
 }
 
 /** The token's signature in Ethereum's form: low `s`, and the recovery id that yields `address`. */
-export async function recoverableSignature(signer: HashSigner, hash: Hex, address: Address): Promise<Signature> {
+async function recoverableSignature(signer: HashSigner, hash: Hex, address: Address): Promise<Signature> {
   const raw = await signer.sign(hash.slice(2))
   if (!/^[0-9a-f]{128}$/i.test(raw)) throw new Error('the token returned a signature that is not 64 bytes')
   const r = BigInt(`0x${raw.slice(0, 64)}`)

@@ -137,8 +137,8 @@ describe('createAnchorClient against the real service', () => {
         verifyBaseUrl: VERIFY_BASE,
         anchor: (request) => watching.relay(request, { waitMs: 60_000, pollIntervalMs: 50 }),
       })
-      while (answers.length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
-      expect(answers).toEqual([202])
+      // Bounded, so a relay that never answers fails here, naming what was seen, not at the test timeout.
+      await expect.poll(() => answers, { timeout: 10_000 }).toEqual([202])
       await rpc(t.testChain.rpcUrl, 'evm_setAutomine', [true])
       await rpc(t.testChain.rpcUrl, 'evm_mine')
       await t.app.relayMonitor.tick()

@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 
 const run = promisify(execFile)
 
-export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'anchor-pdf-'))
   try {
     return await fn(dir)
