@@ -1,6 +1,6 @@
 // Every protected route answers 401 before it looks at the body, params or query (issue 14, points 1, 7, 11, 12).
-import { SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { issueToken } from '../../src/auth/jwt.ts'
 import { createTestApp, signInTestUser, TEST_JWT_SECRET, type TestApp } from '../helpers/app.ts'
 
 const PROTECTED: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; payload?: string }[] = [
@@ -58,14 +58,10 @@ describe('protected routes', () => {
       { sub: user.id, sid: 'not-a-uuid' },
       { sub: 'not-a-uuid', sid: user.sessionId },
     ]) {
-      const token = await new SignJWT({ email: user.email, sid: claims.sid, trust: 'email', verified: true })
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .setSubject(claims.sub)
-        .setIssuer(t.config.jwt.issuer)
-        .setAudience(t.config.jwt.audience)
-        .setIssuedAt()
-        .setExpirationTime('1h')
-        .sign(new TextEncoder().encode(TEST_JWT_SECRET))
+      const { token } = await issueToken(
+        { secret: TEST_JWT_SECRET, issuer: t.config.jwt.issuer, audience: t.config.jwt.audience },
+        { ...claims, email: user.email, trust: 'email', verified: true },
+      )
       const response = await t.app.inject({ url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } })
       expect(response.statusCode).toBe(401)
       expect(response.json()).toMatchObject({ code: 'UNAUTHENTICATED' })
