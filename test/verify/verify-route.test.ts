@@ -293,6 +293,22 @@ describe('GET /api/verify/:txHash', () => {
       // Other routes are not counted against it.
       expect((await limited.t.app.inject('/api/info')).statusCode).toBe(200)
     })
+
+    it('counts an IPv6 client by its /64 and an IPv4-mapped address as its IPv4 address', async () => {
+      const limited = await verifyApp({ VERIFY_PER_IP_PER_MINUTE: '2' })
+      const hash = randomHash()
+      const from = (remoteAddress: string) =>
+        limited.t.app.inject({ method: 'GET', url: `/api/verify/${hash}`, remoteAddress })
+      expect((await from('2001:db8:1:2::1')).statusCode).toBe(404)
+      expect((await from('2001:db8:1:2:ffff::9')).statusCode).toBe(404)
+      expect((await from('2001:db8:1:2:aaaa::5')).statusCode).toBe(429)
+      // Another /64 has counters of its own.
+      expect((await from('2001:db8:1:3::1')).statusCode).toBe(404)
+      expect((await from('192.0.2.7')).statusCode).toBe(404)
+      expect((await from('::ffff:192.0.2.7')).statusCode).toBe(404)
+      expect((await from('192.0.2.7')).statusCode).toBe(429)
+      expect((await from('192.0.2.8')).statusCode).toBe(404)
+    })
   })
 
   it('is documented in the OpenAPI document', async () => {
