@@ -34,17 +34,26 @@ const ROUNDS = 4
 const UNCACHED_SAMPLES = 300
 const ROUND_TRIP_SAMPLES = 20
 const REDIS_URL = 'redis://127.0.0.1:6379'
+const PLAIN = 'plain Fastify, same bytes'
 
 interface ServerReady {
   rpcUrl: string
-  cachedUrl: string
   plainUrl: string
-  redisUrl: string | undefined
-  uncachedUrl: string
-  countedUrl: string
   tips: Record<number, string>
   chainHashes: Record<number, string[]>
 }
+
+/**
+ * The apps each phase measures. One phase's apps run alone beside the plain floor, as one app per process runs in
+ * production: another app's background work (its relay monitor's passes, its metrics collectors) in the same process
+ * would weigh on the figures of the app under load.
+ */
+interface PhaseUrls {
+  lru: { cachedUrl: string }
+  redis: { redisUrl: string | undefined }
+  uncached: { uncachedUrl: string; countedUrl: string }
+}
+type Phase = keyof PhaseUrls
 
 if (process.argv.includes('--serve')) await serve()
 else await measure()
@@ -64,7 +73,7 @@ async function serve(): Promise<void> {
   }
   const proxy = await startRpcProxy(testChain.rpcUrl)
 
-  const apps: AppInstance[] = []
+  let apps: AppInstance[] = []
   async function start(env: Record<string, string>, rpcUrl = testChain.rpcUrl, setup?: (app: AppInstance) => void) {
     const config = loadConfig({
       JWT_SECRET: 'bench-secret-that-is-at-least-32-bytes-long',
@@ -76,20 +85,19 @@ async function serve(): Promise<void> {
     const app = await buildApp({ config, database, chain: chainContext(testChain, rpcUrl), logger: silent })
     setup?.(app)
     apps.push(app)
-    return app.listen({ port: 0, host: '127.0.0.1' })
+    const url = await app.listen({ port: 0, host: '127.0.0.1' })
+    // Each app serves the verification page from its build once it listens; the first request waits for that.
+    await (await fetch(`${url}/v/${tips[CACHED_DEPTH]}`)).text()
+    return url
+  }
+  async function closeApps() {
+    for (const app of apps) await app.close()
+    apps = []
   }
 
-  const cachedUrl = await start({}, testChain.rpcUrl, (app) => {
-    let bare: VerifyAnswer | undefined
-    // Same bytes and headers as the verify answer, captured once; then nothing but sending them.
-    app.get('/bench/bare', async (_request, reply) => {
-      bare ??= await captureVerifyAnswer(app, tips[CACHED_DEPTH]!)
-      return reply.headers(bare.headers).send(bare.body)
-    })
-  })
   const plain = Fastify()
-  const sample = await captureVerifyAnswer(apps[0]!, tips[CACHED_DEPTH]!)
-  plain.get('/bench/bare', async (_request, reply) => reply.headers(sample.headers).send(sample.body))
+  let sample: VerifyAnswer | undefined
+  plain.get('/bench/bare', async (_request, reply) => reply.headers(sample!.headers).send(sample!.body))
   const plainUrl = await plain.listen({ port: 0, host: '127.0.0.1' })
   // The Redis-backed cache too, when the local Redis answers (keys removed on stop).
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
@@ -98,36 +106,39 @@ async function serve(): Promise<void> {
     () => true,
     () => false,
   )
-  const redisAppUrl = redisUp ? await start({ REDIS_URL, VERIFY_REDIS_KEY_PREFIX: redisPrefix }) : undefined
   const uncachedEnv = { VERIFY_CACHE_TTL_SECONDS: '0', VERIFY_FINALITY_DEPTH: '1000000000' }
-  const uncachedUrl = await start(uncachedEnv)
-  const countedUrl = await start(uncachedEnv, proxy.url)
-
-  // Each app builds the verification page once it listens (a bundler process, then brotli at its highest level in
-  // this process): measuring while that runs would measure the build. The page route answers once it is done.
-  await Promise.all(
-    [cachedUrl, redisAppUrl, uncachedUrl, countedUrl].map(async (url) => {
-      if (url !== undefined) await (await fetch(`${url}/v/${tips[CACHED_DEPTH]}`)).text()
+  const phases: { [P in Phase]: () => Promise<PhaseUrls[P]> } = {
+    lru: async () => {
+      const cachedUrl = await start({}, testChain.rpcUrl, (app) => {
+        let bare: VerifyAnswer | undefined
+        // Same bytes and headers as the verify answer, captured once; then nothing but sending them.
+        app.get('/bench/bare', async (_request, reply) => {
+          bare ??= await captureVerifyAnswer(app, tips[CACHED_DEPTH]!)
+          return reply.headers(bare.headers).send(bare.body)
+        })
+      })
+      sample = await captureVerifyAnswer(apps[0]!, tips[CACHED_DEPTH]!)
+      return { cachedUrl }
+    },
+    redis: async () => ({
+      redisUrl: redisUp ? await start({ REDIS_URL, VERIFY_REDIS_KEY_PREFIX: redisPrefix }) : undefined,
     }),
-  )
-  const ready: ServerReady = {
-    rpcUrl: testChain.rpcUrl,
-    cachedUrl,
-    plainUrl,
-    redisUrl: redisAppUrl,
-    uncachedUrl,
-    countedUrl,
-    tips,
-    chainHashes,
+    uncached: async () => ({ uncachedUrl: await start(uncachedEnv), countedUrl: await start(uncachedEnv, proxy.url) }),
   }
+
+  const ready: ServerReady = { rpcUrl: testChain.rpcUrl, plainUrl, tips, chainHashes }
   process.send!({ type: 'ready', ready })
-  process.on('message', async (message: { type: string }) => {
+  process.on('message', async (message: { type: string; phase?: Phase }) => {
+    if (message.type === 'phase') {
+      await closeApps()
+      process.send!({ type: 'phase', urls: await phases[message.phase!]() })
+    }
     if (message.type === 'round-trips') {
       process.send!({ type: 'round-trips', count: proxy.roundTrips().length })
       proxy.reset()
     }
     if (message.type === 'stop') {
-      for (const app of apps) await app.close()
+      await closeApps()
       await plain.close()
       await proxy.close()
       if (redisUp) {
@@ -162,8 +173,23 @@ async function measure(): Promise<void> {
     },
   )
   try {
-    const ready = await nextMessage<{ ready: ServerReady }>(child, 'ready')
-    const rows = [...(await cachedFigures(ready.ready)), ...(await uncachedFigures(ready.ready, child))]
+    const { ready } = await nextMessage<{ ready: ServerReady }>(child, 'ready')
+    const phase = async <P extends Phase>(name: P) => {
+      child.send({ type: 'phase', phase: name })
+      return (await nextMessage<{ urls: PhaseUrls[P] }>(child, 'phase')).urls
+    }
+    const verifyPath = `/api/verify/${ready.tips[CACHED_DEPTH]}`
+    const plainTarget: [string, string] = [PLAIN, `${ready.plainUrl}/bench/bare`]
+    const { cachedUrl } = await phase('lru')
+    const rows = await cachedFigures([
+      ['bare route, same app', `${cachedUrl}/bench/bare`],
+      ['verify, cached (LRU)', `${cachedUrl}${verifyPath}`],
+      plainTarget,
+    ])
+    const { redisUrl } = await phase('redis')
+    if (redisUrl)
+      rows.push(...(await cachedFigures([['verify, cached (Redis)', `${redisUrl}${verifyPath}`], plainTarget])))
+    rows.push(...(await uncachedFigures(ready, await phase('uncached'), child)))
     printRatioTable(
       'verify: cached against plain Fastify sending the same bytes; uncached p50 against one raw batch',
       rows,
@@ -174,15 +200,10 @@ async function measure(): Promise<void> {
   }
 }
 
-async function cachedFigures(ready: ServerReady): Promise<RatioRow[]> {
-  const verifyPath = `/api/verify/${ready.tips[CACHED_DEPTH]}`
-  const targets: [string, string][] = [
-    ['bare route, same app', `${ready.cachedUrl}/bench/bare`],
-    ['verify, cached (LRU)', `${ready.cachedUrl}${verifyPath}`],
-    ['plain Fastify, same bytes', `${ready.plainUrl}/bench/bare`],
-  ]
-  if (ready.redisUrl) targets.push(['verify, cached (Redis)', `${ready.redisUrl}${verifyPath}`])
-  const bytes = (await (await fetch(targets[1]![1])).text()).length
+
+/** The targets under load in alternating rounds, each against the plain floor measured in the same rounds. */
+async function cachedFigures(targets: [string, string][]): Promise<RatioRow[]> {
+  const bytes = (await (await fetch(targets[0]![1])).text()).length
   console.log(
     `cached: ${CONNECTIONS} connections, body ${bytes} bytes (depth-${CACHED_DEPTH} chain), ${ROUNDS} rounds of ${ROUND_SECONDS} s`,
   )
@@ -200,14 +221,13 @@ async function cachedFigures(ready: ServerReady): Promise<RatioRow[]> {
     }
   }
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
-  const bare = results.get('bare route, same app')!
-  const plain = results.get('plain Fastify, same bytes')!
+  const bare = results.get('bare route, same app')
+  const plain = results.get(PLAIN)!
   for (const [name, { rps, p99 }] of results) {
-    const ratio = mean(rps) / mean(bare.rps)
-    const plainRatio = mean(rps) / mean(plain.rps)
+    const bareRatio = bare ? `ratio ${(mean(rps) / mean(bare.rps)).toFixed(2)} of the bare route, ` : 'ratio '
     console.log(
       `  ${name.padEnd(26)} ${mean(rps).toFixed(0).padStart(6)} req/s  p99 ${mean(p99).toFixed(1).padStart(5)} ms` +
-        `  ratio ${ratio.toFixed(2)} of the bare route, ${plainRatio.toFixed(2)} of plain Fastify`,
+        `  ${bareRatio}${(mean(rps) / mean(plain.rps)).toFixed(2)} of plain Fastify`,
     )
   }
   return [...results]
@@ -228,11 +248,15 @@ async function load(url: string, seconds: number): Promise<autocannon.Result> {
   return result
 }
 
-async function uncachedFigures(ready: ServerReady, child: ChildProcess): Promise<RatioRow[]> {
+async function uncachedFigures(
+  ready: ServerReady,
+  { uncachedUrl, countedUrl }: PhaseUrls['uncached'],
+  child: ChildProcess,
+): Promise<RatioRow[]> {
   const rows: RatioRow[] = []
   console.log(`uncached (result cache off, no receipt final): ${UNCACHED_SAMPLES} sequential requests per depth`)
   for (const depth of DEPTHS) {
-    const url = `${ready.uncachedUrl}/api/verify/${ready.tips[depth]}`
+    const url = `${uncachedUrl}/api/verify/${ready.tips[depth]}`
     const floorBody = JSON.stringify(
       ready.chainHashes[depth]!.map((hash, id) => ({
         jsonrpc: '2.0',
@@ -265,7 +289,7 @@ async function uncachedFigures(ready: ServerReady, child: ChildProcess): Promise
       floorTimes.push(await timed(floor))
       verifyTimes.push(await timed(verify))
     }
-    const counted = `${ready.countedUrl}/api/verify/${ready.tips[depth]}`
+    const counted = `${countedUrl}/api/verify/${ready.tips[depth]}`
     await nextRoundTrips(child) // reset
     for (let i = 0; i < ROUND_TRIP_SAMPLES; i++) await (await fetch(counted)).text()
     const roundTrips = (await nextRoundTrips(child)) / ROUND_TRIP_SAMPLES
