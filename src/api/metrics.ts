@@ -1,42 +1,19 @@
 // Prometheus metrics: one registry per app, so tests can build several apps in one process.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Registry } from 'prom-client'
+import { type HttpLabels, HttpMetrics, type HttpSeries } from './http-series.ts'
 import { ProblemError } from './problem.ts'
 
 export interface Metrics {
   registry: Registry
-  httpRequests: Counter<'method' | 'route' | 'status'>
-  httpDuration: Histogram<'method' | 'route' | 'status'>
+  http: HttpMetrics
 }
 
 export function createMetrics(): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
-  const labelNames = ['method', 'route', 'status'] as const
-  const httpDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by route template and status',
-    labelNames,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  })
-  const httpRequests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by route template and status',
-    labelNames,
-    registers: [registry],
-    // A response is one observation of the histogram, whose count per series is this counter: read at each scrape,
-    // so that a response costs one update instead of two (each hashes its labels).
-    async collect() {
-      const { values } = await httpDuration.get()
-      this.reset()
-      for (const { metricName, labels, value } of values) {
-        if (metricName === 'http_request_duration_seconds_count') this.inc(labels, value)
-      }
-    },
-  })
-  return { registry, httpRequests, httpDuration }
+  return { registry, http: new HttpMetrics(registry) }
 }
 
 /**
@@ -63,24 +40,22 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics, toke
   })
 }
 
-type LabelValues = Record<'method' | 'route' | 'status', string>
-
-/** An onResponse hook for one route: its labels made once per method and status, then reused. */
+/** An onResponse hook for one route: its series made once per method and status, then found by the status. */
 function seriesHook(metrics: Metrics, route: string, methods: readonly string[]) {
-  const seen = new Map<number | string, LabelValues>()
-  const labelsOf = (method: string, status: number): LabelValues => {
+  const seen = new Map<number | string, HttpSeries>()
+  const seriesOf = (method: string, status: number): HttpSeries => {
     // Most routes answer one method: the status alone is then the key.
     const key = methods.length === 1 ? status : `${method} ${status}`
-    let labels = seen.get(key)
-    if (labels === undefined) {
-      labels = { method, route, status: String(status) }
-      seen.set(key, labels)
+    let series = seen.get(key)
+    if (series === undefined) {
+      const labels: HttpLabels = { method, route, status: String(status) }
+      series = metrics.http.series(labels)
+      seen.set(key, series)
     }
-    return labels
+    return series
   }
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    const labels = labelsOf(request.method, reply.statusCode)
-    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000)
+    seriesOf(request.method, reply.statusCode).observe(reply.elapsedTime / 1000)
     done()
   }
 }
