@@ -11,6 +11,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import pino from 'pino'
 import { z } from 'zod'
 import { buildApp } from '../src/api/app.ts'
+import { registerCors } from '../src/api/cors.ts'
 import { createMetrics, registerHttpMetrics } from '../src/api/metrics.ts'
 import { createChainClient } from '../src/chain/chain-client.ts'
 import { loadConfig } from '../src/config.ts'
@@ -82,7 +83,19 @@ async function serve(): Promise<void> {
     ['plain Fastify', await plain()],
     ['+ pino logger (request id, child logger)', await plain(undefined, true)],
     [
-      '+ @fastify/cors (the app’s options)',
+      '+ the app’s CORS hook (src/api/cors.ts)',
+      await plain((instance) =>
+        registerCors(instance, {
+          origins: config.corsOrigins,
+          methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+          allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
+          exposedHeaders: ['etag', 'retry-after'],
+          maxAgeSeconds: 600,
+        }),
+      ),
+    ],
+    [
+      '+ @fastify/cors instead (the same policy)',
       await plain(async (instance) => {
         await instance.register(cors, {
           origin: config.corsOrigins,

@@ -1,6 +1,5 @@
 // Builds the HTTP application from its dependencies; src/server.ts only listens. Tests call buildApp and inject.
 
-import cors from '@fastify/cors'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify'
@@ -20,6 +19,7 @@ import { connectRedis } from '../redis-client.ts'
 import { SERVICE_VERSION } from '../version.ts'
 import type { AppInstance } from './app-types.ts'
 import { createAuthenticate } from './authenticate.ts'
+import { registerCors } from './cors.ts'
 import { registerErrorHandling, sendProblem } from './error-handler.ts'
 import { clientErrorHandler, frameworkErrors } from './framework-errors.ts'
 import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
@@ -113,12 +113,12 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   registerErrorHandling(app)
   // Before any route: each route gets its own metrics hook when it is added.
   registerHttpMetrics(app, metrics, config.metrics.token)
-  await app.register(cors, {
-    origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
+  registerCors(app, {
+    origins: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
     exposedHeaders: ['etag', 'retry-after'],
-    maxAge: 600,
+    maxAgeSeconds: 600,
   })
   await app.register(swagger, {
     openapi: {

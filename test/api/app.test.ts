@@ -99,6 +99,50 @@ describe('API skeleton', () => {
       expect(allowed.headers['access-control-allow-origin']).toBe('https://verify.example')
       const other = await t.app.inject({ url: '/api/info', headers: { origin: 'https://evil.example' } })
       expect(other.headers['access-control-allow-origin']).toBeUndefined()
+      // Either way the answer depends on the origin, and a page may read the ETag and Retry-After.
+      for (const response of [allowed, other]) {
+        expect(response.headers.vary).toBe('Origin')
+        expect(response.headers['access-control-expose-headers']).toBe('etag, retry-after')
+      }
+    })
+
+    it('answers a preflight 204 before any authentication, and refuses one without its headers', async () => {
+      const preflight = await t.app.inject({
+        method: 'OPTIONS',
+        url: '/api/relay',
+        headers: {
+          origin: 'https://verify.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
+      })
+      expect(preflight.statusCode).toBe(204)
+      expect(preflight.headers).toMatchObject({
+        'access-control-allow-origin': 'https://verify.example',
+        'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE',
+        'access-control-allow-headers': 'authorization, content-type, if-none-match',
+        'access-control-max-age': '600',
+        'content-length': '0',
+      })
+      expect(preflight.body).toBe('')
+      const bare = await t.app.inject({
+        method: 'OPTIONS',
+        url: '/api/relay',
+        headers: { origin: 'https://verify.example' },
+      })
+      expect(bare.statusCode).toBe(400)
+      expect(bare.body).toBe('Invalid Preflight Request')
+    })
+
+    it('allows every origin when told to, and then does not vary by it', async () => {
+      const open = await createTestApp({ env: { CORS_ORIGINS: '*' } })
+      try {
+        const response = await open.app.inject({ url: '/api/info', headers: { origin: 'https://any.example' } })
+        expect(response.headers['access-control-allow-origin']).toBe('*')
+        expect(response.headers.vary).toBeUndefined()
+      } finally {
+        await open.close()
+      }
     })
   })
 

@@ -1,0 +1,48 @@
+// CORS for the verification page and any other browser client, answered from headers computed once. @fastify/cors
+// answers the same, but rebuilt its options object and read the route's options on every request, a cost every
+// cached verification paid (bench/verify-hooks.ts). The rules are the Fetch standard's: an allowed Origin is echoed
+// back (`*` when every origin is allowed), `Vary: Origin` tells caches that the answer depends on it, and a preflight
+// is answered 204 with the methods and headers allowed.
+import type { FastifyInstance } from 'fastify'
+
+export interface CorsPolicy {
+  /** The origins allowed to read answers, or '*' for any. */
+  origins: readonly string[] | '*'
+  methods: readonly string[]
+  allowedHeaders: readonly string[]
+  /** Answer headers a page's script may read beyond the CORS-safelisted ones. */
+  exposedHeaders: readonly string[]
+  maxAgeSeconds: number
+}
+
+export function registerCors(app: FastifyInstance, policy: CorsPolicy): void {
+  const anyOrigin = policy.origins === '*'
+  const allowed = new Set(policy.origins)
+  const exposed = policy.exposedHeaders.join(', ')
+  const preflightHeaders = {
+    'access-control-allow-methods': policy.methods.join(', '),
+    'access-control-allow-headers': policy.allowedHeaders.join(', '),
+    'access-control-max-age': String(policy.maxAgeSeconds),
+  }
+
+  app.addHook('onRequest', (request, reply, done) => {
+    const { origin } = request.headers
+    if (anyOrigin) reply.header('access-control-allow-origin', '*')
+    else {
+      reply.header('vary', 'Origin')
+      if (origin !== undefined && allowed.has(origin)) reply.header('access-control-allow-origin', origin)
+    }
+    reply.header('access-control-expose-headers', exposed)
+    done()
+  })
+  // Every OPTIONS request is a preflight (no route answers OPTIONS for itself), answered by this route: only the
+  // app-wide hooks run before it, never a route's authentication, since a browser sends a preflight without credentials.
+  app.options('*', { schema: { hide: true } }, (request, reply) => {
+    if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) {
+      reply.code(400).type('text/plain').send('Invalid Preflight Request')
+      return
+    }
+    // Safari waits for a body unless the 204 says it has none.
+    reply.code(204).headers(preflightHeaders).header('content-length', '0').send()
+  })
+}
