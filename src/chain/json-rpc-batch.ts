@@ -71,23 +71,33 @@ function endpointOf(url: URL): Endpoint {
   }
 }
 
-async function readJson(response: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of response) {
-    size += (chunk as Buffer).length
-    if (size > MAX_ANSWER_BYTES) {
-      response.destroy()
-      throw new Error('the RPC answer is too large')
-    }
-    chunks.push(chunk as Buffer)
-  }
-  if (response.statusCode !== 200) throw new Error(`the RPC answered HTTP ${response.statusCode}`)
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
-  } catch {
-    throw new Error('the RPC answered something other than JSON')
-  }
+/** The answer's JSON, read through the stream's events (an async iterator costs a promise per chunk). */
+function readJson(response: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_ANSWER_BYTES) {
+        response.destroy()
+        reject(new Error('the RPC answer is too large'))
+        return
+      }
+      chunks.push(chunk)
+    })
+    // Also a connection dropped mid-answer, or the timeout's abort (Node fails the answer with an error).
+    response.on('error', reject)
+    response.on('end', () => {
+      if (response.statusCode !== 200) reject(new Error(`the RPC answered HTTP ${response.statusCode}`))
+      else {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks, size).toString('utf8')))
+        } catch {
+          reject(new Error('the RPC answered something other than JSON'))
+        }
+      }
+    })
+  })
 }
 
 function resultsInOrder(responses: unknown, count: number): unknown[] {

@@ -1,9 +1,7 @@
 // What the database knows about a document's chain: an index to prefetch from, never the truth.
 import type { IdentityAttestation } from '@docanchor/client'
-import { sql } from 'drizzle-orm'
 import type { Hash } from 'viem'
-import type { Database } from '../db/database.ts'
-import { rows } from '../db/sql-rows.ts'
+import type { RawQuery } from '../db/database.ts'
 
 export interface IndexedChain {
   /** The requested anchor first, then its predecessors as the database links them, as far as it knows them. */
@@ -15,6 +13,8 @@ export interface IndexedChain {
   /** The attestation of every anchor above that has one, with the composite hash it was stored for. */
   attestations: Map<Hash, { compositeHash: Hash; attestation: IdentityAttestation }>
 }
+
+const TX_HASH = /^0x[0-9a-f]{64}$/
 
 interface IndexRow {
   kind: 'chain' | 'successor'
@@ -31,13 +31,16 @@ interface IndexRow {
  * successors, bounded by the given limits.
  */
 export async function readIndexedChain(
-  db: Database,
+  query: RawQuery,
   txHash: Hash,
   limits: { maxDepth: number; maxSuccessors: number },
 ): Promise<IndexedChain> {
-  const indexRows = await rows<IndexRow>(
-    db,
-    sql`SELECT * FROM verify_index(${txHash}, ${limits.maxDepth}, ${limits.maxSuccessors})`,
+  // Literals rather than parameters (database.ts says why): checked here, so that nothing else can reach the text.
+  if (!TX_HASH.test(txHash) || !Number.isSafeInteger(limits.maxDepth) || !Number.isSafeInteger(limits.maxSuccessors)) {
+    throw new TypeError('readIndexedChain takes a lower-case transaction hash and integer limits')
+  }
+  const indexRows = await query<IndexRow>(
+    `SELECT * FROM verify_index('${txHash}', ${limits.maxDepth}, ${limits.maxSuccessors})`,
   )
   const indexed: IndexedChain = { chain: [], encryptedPayload: undefined, successors: [], attestations: new Map() }
   for (const row of indexRows) {

@@ -1,7 +1,7 @@
 // Walks a document's signature chain from the requested anchor back to its first, checking every link on chain.
 import { type IdentityAttestation, ZERO_TX_HASH } from '@docanchor/client'
 import type { Hash } from 'viem'
-import type { Database } from '../db/database.ts'
+import type { RawQuery } from '../db/database.ts'
 import { type AnchorRecord, type ChainEntry, toChainEntry } from './anchor-entry.ts'
 import { readIndexedChain } from './anchor-index.ts'
 import type { AnchorLookup, AnchorReader } from './anchor-reader.ts'
@@ -9,7 +9,8 @@ import type { ChainLinkIndex } from './chain-link-index.ts'
 import { AnchorNotFoundError, ChainTooDeepError } from './errors.ts'
 
 export interface WalkDependencies {
-  db: Database
+  /** Runs the index lookup (the database handle's `query`). */
+  query: RawQuery
   reader: AnchorReader
   links: ChainLinkIndex
   maxDepth: number
@@ -57,7 +58,7 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
   // next tick, and PGlite runs a query on this thread, so a lookup started at once would hold the request back until
   // the query had finished, and nothing would overlap.
   const earlyRead = early.length > 0 ? readInto(early) : undefined
-  const lookup = nextTick().then(() => readIndexedChain(deps.db, txHash, deps))
+  const lookup = nextTick().then(() => readIndexedChain(deps.query, txHash, deps))
   // Either failing fails the walk; Promise.all also handles the other's later rejection.
   const [indexed] = await Promise.all([lookup, earlyRead])
   const indexedLinks = new Map<Hash, Hash>()

@@ -17,6 +17,9 @@ class Raw {
 }
 /** No answer at all: the batch's timeout ends the wait. */
 const HANG = Symbol('hang')
+/** The start of an answer, then the connection dropped, or held open with nothing more. */
+const CUT = Symbol('cut')
+const STALL = Symbol('stall')
 
 describe('JSON-RPC batch', () => {
   let server: Server
@@ -31,6 +34,12 @@ describe('JSON-RPC batch', () => {
       requests += 1
       const body = answer(JSON.parse(Buffer.concat(chunks).toString('utf8')))
       if (body === HANG) return
+      if (body === CUT || body === STALL) {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+        response.write('[{"jsonrpc":"2.0","id":0,')
+        if (body === CUT) setTimeout(() => response.socket?.destroy(), 20)
+        return
+      }
       if (body instanceof Raw) response.writeHead(body.status).end(body.text)
       else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
     })
@@ -74,6 +83,8 @@ describe('JSON-RPC batch', () => {
     ['an answer that is not JSON', () => new Raw(200, '<html>')],
     ['an answer larger than any batch of receipts', () => new Raw(200, 'x'.repeat(17 * 1024 * 1024))],
     ['no answer within the timeout', () => HANG],
+    ['an answer cut short by a dropped connection', () => CUT],
+    ['an answer that stops coming before the timeout', () => STALL],
   ])('refuses %s, after trying every URL', async (_, wrong) => {
     answer = wrong
     requests = 0

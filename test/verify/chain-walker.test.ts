@@ -31,7 +31,7 @@ describe('walkChain', () => {
   function dependencies(overrides: Partial<WalkDependencies> & { finalityDepth?: number } = {}): WalkDependencies {
     const client = createChainClient({ rpcUrls: [proxy.url], chainId: testChain.chain.id, pollingIntervalMs: 20 })
     return {
-      db: database.handle.db,
+      query: database.handle.query,
       reader: new AnchorReader({
         client,
         contract: testChain.contract,

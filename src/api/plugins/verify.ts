@@ -32,7 +32,7 @@ export const verifyPlugin = fp(
       'verify',
       new VerifyService({
         walk: {
-          db: database.db,
+          query: database.query,
           reader: new AnchorReader({
             client: chain.client,
             contract: chain.contractAddress,
