@@ -1,7 +1,7 @@
 // The verify result cache in Redis, shared by every instance of the service.
 import type { Redis } from 'ioredis'
 import { VERIFY_ERROR_CODES, type VerifyErrorCode } from './errors.ts'
-import type { CachedResult, ResultCache } from './result-cache.ts'
+import type { CachedResult, SharedResultCache } from './result-cache.ts'
 
 const OUTCOMES = new Set<string>(['verified', ...VERIFY_ERROR_CODES])
 
@@ -9,7 +9,7 @@ const OUTCOMES = new Set<string>(['verified', ...VERIFY_ERROR_CODES])
  * Each result is one Redis string, `outcome \n freshUntil \n etag \n body` (a failure: no ETag, its message as body):
  * the body stays the stored bytes, with no second JSON layer to encode on write and decode on every hit.
  */
-export class RedisResultCache implements ResultCache {
+export class RedisResultCache implements SharedResultCache {
   readonly #redis: Redis
   readonly #prefix: string
 
@@ -22,11 +22,6 @@ export class RedisResultCache implements ResultCache {
   async get(key: string): Promise<CachedResult | undefined> {
     const stored = await this.#redis.get(this.#prefix + key)
     return stored === null ? undefined : decode(stored)
-  }
-
-  /** Redis is a round trip away: nothing is held here. */
-  peek(_key: string): undefined {
-    return undefined
   }
 
   async set(key: string, value: CachedResult, retainMs: number): Promise<void> {

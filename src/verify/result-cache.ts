@@ -23,14 +23,14 @@ export type CachedResult = VerifiedResult | FailedResult
 
 export interface ResultCache {
   get(key: string): Promise<CachedResult | undefined>
-  /**
-   * What this process already holds for `key`, without waiting: lets a hit be answered with no promise on the hot
-   * path. A cache held elsewhere holds nothing here and returns undefined, leaving every lookup to `get`.
-   */
+  /** What this process already holds for `key`, without waiting: lets a hit be answered with no promise on the hot path. */
   peek(key: string): CachedResult | undefined
   /** Keeps `value` for `retainMs` (its fresh time plus any stale-if-error time). */
   set(key: string, value: CachedResult, retainMs: number): Promise<void>
 }
+
+/** A cache held elsewhere (Redis): nothing of it is in this process to peek at. */
+export type SharedResultCache = Omit<ResultCache, 'peek'>
 
 /** The in-process default: one instance's results, bounded by entry count. */
 export class LruResultCache implements ResultCache {

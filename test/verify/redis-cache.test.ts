@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisResultCache } from '../../src/verify/redis-result-cache.ts'
-import type { CachedResult } from '../../src/verify/result-cache.ts'
+import { type CachedResult, LruResultCache } from '../../src/verify/result-cache.ts'
+import { TieredResultCache } from '../../src/verify/tiered-result-cache.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
@@ -62,6 +63,48 @@ describe('verify cache in Redis', () => {
     it('keeps deployments apart by prefix', async () => {
       await new RedisResultCache(redis, `${PREFIX}a:`).set('0x04', result, 60_000)
       expect(await new RedisResultCache(redis, `${PREFIX}b:`).get('0x04')).toBeUndefined()
+    })
+  })
+
+  describe('TieredResultCache (this instance’s copy in front of Redis)', () => {
+    let clock = 1_000_000
+    const now = () => clock
+    const verified = (body: string, freshUntil: number): CachedResult => ({
+      outcome: 'verified',
+      body,
+      etag: `"${body}"`,
+      freshUntil,
+    })
+    const tiered = (prefix: string) =>
+      new TieredResultCache(new LruResultCache(100), new RedisResultCache(redis, `${PREFIX}${prefix}`), now)
+
+    it('holds what it writes, in Redis too, and a result another instance wrote once it has read it', async () => {
+      const [a, b] = [tiered('tier1:'), tiered('tier1:')]
+      await a.set('0x01', verified('one', clock + 60_000), 60_000)
+      expect(a.peek('0x01')).toMatchObject({ body: 'one' })
+      expect(await redis.exists(`${PREFIX}tier1:0x01`)).toBe(1)
+      expect(b.peek('0x01')).toBeUndefined()
+      expect(await b.get('0x01')).toMatchObject({ body: 'one' })
+      expect(b.peek('0x01')).toMatchObject({ body: 'one' })
+    })
+
+    it('serves its copy only until the fresh time its writer gave it, then asks Redis again', async () => {
+      const [a, b] = [tiered('tier2:'), tiered('tier2:')]
+      await a.set('0x02', verified('old', clock + 1_000), 60_000)
+      await b.get('0x02')
+      // Another instance refreshes the result in Redis; b's copy stays the answer while it is fresh.
+      await a.set('0x02', verified('new', clock + 61_000), 60_000)
+      expect(await b.get('0x02')).toMatchObject({ body: 'old' })
+      clock += 1_000
+      expect(await b.get('0x02')).toMatchObject({ body: 'new' })
+    })
+
+    it('keeps an expired copy as the stale fallback when Redis holds nothing', async () => {
+      const cache = tiered('tier3:')
+      await cache.set('0x03', verified('kept', clock + 1_000), 60_000)
+      await redis.del(`${PREFIX}tier3:0x03`)
+      clock += 5_000
+      expect(await cache.get('0x03')).toMatchObject({ body: 'kept', freshUntil: clock - 4_000 })
     })
   })
 

@@ -6,6 +6,7 @@ import { AnchorReader } from '../../verify/anchor-reader.ts'
 import { ChainLinkIndex } from '../../verify/chain-link-index.ts'
 import { RedisResultCache } from '../../verify/redis-result-cache.ts'
 import { LruResultCache, type ResultCache } from '../../verify/result-cache.ts'
+import { TieredResultCache } from '../../verify/tiered-result-cache.ts'
 import { VerifyService } from '../../verify/verify-service.ts'
 import type { AppInstance } from '../app-types.ts'
 
@@ -23,9 +24,8 @@ export const verifyPlugin = fp(
     // Keyed by deployment as well, so chains and contracts sharing one Redis never mix their results; and by the
     // entry's shape (`a3`: outcomes, attestations), so entries cached by an older version are never served as this one's.
     const deployment = `${settings.redisKeyPrefix}a3:${chain.chainId}:${chain.contractAddress.toLowerCase()}:`
-    const cache: ResultCache = redis
-      ? new RedisResultCache(redis, deployment)
-      : new LruResultCache(settings.cacheMaxEntries)
+    const local = new LruResultCache(settings.cacheMaxEntries)
+    const cache: ResultCache = redis ? new TieredResultCache(local, new RedisResultCache(redis, deployment)) : local
 
     const counter = (name: string, help: string) => new Counter({ name, help, registers: [metrics.registry] })
     app.decorate(
