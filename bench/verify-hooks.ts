@@ -84,15 +84,19 @@ async function serve(): Promise<void> {
     ['+ pino logger (request id, child logger)', await plain(undefined, true)],
     [
       '+ the app’s CORS hook (src/api/cors.ts)',
-      await plain((instance) =>
-        registerCors(instance, {
+      await plain((instance) => {
+        const addCorsHeaders = registerCors(instance, {
           origins: config.corsOrigins,
           methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
           allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
           exposedHeaders: ['etag', 'retry-after'],
           maxAgeSeconds: 600,
-        }),
-      ),
+        })
+        instance.addHook('onRequest', (request, reply, done) => {
+          addCorsHeaders(request, reply)
+          done()
+        })
+      }),
     ],
     [
       '+ @fastify/cors instead (the same policy)',

@@ -3,7 +3,7 @@
 // cached verification paid (bench/verify-hooks.ts). The rules are the Fetch standard's: an allowed Origin is echoed
 // back (`*` when every origin is allowed), `Vary: Origin` tells caches that the answer depends on it, and a preflight
 // is answered 204 with the methods and headers allowed.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 export interface CorsPolicy {
   /** The origins allowed to read answers, or '*' for any. */
@@ -15,7 +15,15 @@ export interface CorsPolicy {
   maxAgeSeconds: number
 }
 
-export function registerCors(app: FastifyInstance, policy: CorsPolicy): void {
+/**
+ * Adds the preflight route and returns what sets an answer's CORS headers, for the caller's own `onRequest` hook
+ * (the app runs one hook for all its per-request headers: each hook costs every request a turn of Fastify's hook
+ * runner).
+ */
+export function registerCors(
+  app: FastifyInstance,
+  policy: CorsPolicy,
+): (request: FastifyRequest, reply: FastifyReply) => void {
   const anyOrigin = policy.origins === '*'
   const allowed = new Set(policy.origins)
   const exposed = policy.exposedHeaders.join(', ')
@@ -25,7 +33,7 @@ export function registerCors(app: FastifyInstance, policy: CorsPolicy): void {
     'access-control-max-age': String(policy.maxAgeSeconds),
   }
 
-  app.addHook('onRequest', (request, reply, done) => {
+  const addCorsHeaders = (request: FastifyRequest, reply: FastifyReply): void => {
     const { origin } = request.headers
     if (anyOrigin) reply.header('access-control-allow-origin', '*')
     else {
@@ -33,8 +41,7 @@ export function registerCors(app: FastifyInstance, policy: CorsPolicy): void {
       if (origin !== undefined && allowed.has(origin)) reply.header('access-control-allow-origin', origin)
     }
     reply.header('access-control-expose-headers', exposed)
-    done()
-  })
+  }
   // Every OPTIONS request is a preflight (no route answers OPTIONS for itself), answered by this route: only the
   // app-wide hooks run before it, never a route's authentication, since a browser sends a preflight without credentials.
   app.options('*', { schema: { hide: true } }, (request, reply) => {
@@ -45,4 +52,5 @@ export function registerCors(app: FastifyInstance, policy: CorsPolicy): void {
     // Safari waits for a body unless the 204 says it has none.
     reply.code(204).headers(preflightHeaders).header('content-length', '0').send()
   })
+  return addCorsHeaders
 }

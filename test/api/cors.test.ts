@@ -36,7 +36,11 @@ describe('CORS', () => {
       const library = Fastify()
       await library.register(cors, { origin: origins === '*' ? '*' : [...origins], ...policy, maxAge: 600 })
       const ours = Fastify()
-      registerCors(ours, { origins, ...policy, maxAgeSeconds: 600 })
+      const addCorsHeaders = registerCors(ours, { origins, ...policy, maxAgeSeconds: 600 })
+      ours.addHook('onRequest', (request, reply, done) => {
+        addCorsHeaders(request, reply)
+        done()
+      })
       for (const app of [library, ours]) {
         app.get('/x', async () => ({ ok: true }))
         app.post('/x', async () => ({ ok: true }))
