@@ -90,8 +90,6 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
     sessions.close()
     redis?.disconnect()
   })
-  // A request in flight when shutdown begins keeps its keep-alive connection, which the server's close would then wait
-  // on until the keep-alive timeout (72 s): answering it with `Connection: close` lets the socket go with the response.
   registerErrorHandling(app)
   // Before any route: each route gets its own metrics hook when it is added.
   registerHttpMetrics(app, metrics, config.metrics.token)
@@ -117,6 +115,8 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
     addCorsHeaders(request, reply)
     done()
   })
+  // A request in flight when shutdown begins keeps its keep-alive connection, which the server's close would then wait
+  // on until the keep-alive timeout (72 s): answering it with `Connection: close` lets the socket go with the response.
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (app.lifecycle.shuttingDown) reply.header('connection', 'close')
     done(null, payload)

@@ -76,7 +76,10 @@ describe('verify cache in Redis', () => {
       freshUntil,
     })
     const tiered = (prefix: string) =>
-      new TieredResultCache(new LruResultCache(100), new RedisResultCache(redis, `${PREFIX}${prefix}`), now)
+      new TieredResultCache(new LruResultCache(100), new RedisResultCache(redis, `${PREFIX}${prefix}`), {
+        maxCopyMs: 120_000,
+        now,
+      })
 
     it('holds what it writes, in Redis too, and a result another instance wrote once it has read it', async () => {
       const [a, b] = [tiered('tier1:'), tiered('tier1:')]
@@ -97,6 +100,28 @@ describe('verify cache in Redis', () => {
       expect(await b.get('0x02')).toMatchObject({ body: 'old' })
       clock += 1_000
       expect(await b.get('0x02')).toMatchObject({ body: 'new' })
+    })
+
+    it('holds a copy read from Redis no longer than its own cache time, whatever the entry claims', async () => {
+      const writer = tiered('tier4:')
+      const reader = new TieredResultCache(new LruResultCache(100), new RedisResultCache(redis, `${PREFIX}tier4:`), {
+        maxCopyMs: 50,
+        now,
+      })
+      await writer.set('0x04', verified('far', clock + 86_400_000), 60_000)
+      await reader.get('0x04')
+      expect(reader.peek('0x04')).toMatchObject({ body: 'far' })
+      await sleep(80)
+      expect(reader.peek('0x04')).toBeUndefined()
+    })
+
+    it('serves an expired copy as the stale fallback while Redis fails, and fails with nothing held', async () => {
+      const failing = { get: () => Promise.reject(new Error('Redis is down')), set: async () => {} }
+      const cache = new TieredResultCache(new LruResultCache(100), failing, { maxCopyMs: 60_000, now })
+      await cache.set('0x05', verified('kept', clock + 1_000), 60_000)
+      clock += 5_000
+      expect(await cache.get('0x05')).toMatchObject({ body: 'kept' })
+      await expect(cache.get('0x06')).rejects.toThrow('Redis is down')
     })
 
     it('keeps an expired copy as the stale fallback when Redis holds nothing', async () => {

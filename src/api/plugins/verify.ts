@@ -25,7 +25,11 @@ export const verifyPlugin = fp(
     // entry's shape (`a3`: outcomes, attestations), so entries cached by an older version are never served as this one's.
     const deployment = `${settings.redisKeyPrefix}a3:${chain.chainId}:${chain.contractAddress.toLowerCase()}:`
     const local = new LruResultCache(settings.cacheMaxEntries)
-    const cache: ResultCache = redis ? new TieredResultCache(local, new RedisResultCache(redis, deployment)) : local
+    const cache: ResultCache = redis
+      ? new TieredResultCache(local, new RedisResultCache(redis, deployment), {
+          maxCopyMs: settings.cacheTtlSeconds * 1000,
+        })
+      : local
 
     const counter = (name: string, help: string) => new Counter({ name, help, registers: [metrics.registry] })
     app.decorate(
