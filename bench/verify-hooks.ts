@@ -11,7 +11,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import pino from 'pino'
 import { z } from 'zod'
 import { buildApp } from '../src/api/app.ts'
-import { registerCors } from '../src/api/cors.ts'
+import { registerCors, servicePolicy } from '../src/api/cors.ts'
 import { createMetrics, registerHttpMetrics } from '../src/api/metrics.ts'
 import { createChainClient } from '../src/chain/chain-client.ts'
 import { loadConfig } from '../src/config.ts'
@@ -85,13 +85,7 @@ async function serve(): Promise<void> {
     [
       '+ the app’s CORS hook (src/api/cors.ts)',
       await plain((instance) => {
-        const addCorsHeaders = registerCors(instance, {
-          origins: config.corsOrigins,
-          methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-          allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
-          exposedHeaders: ['etag', 'retry-after'],
-          maxAgeSeconds: 600,
-        })
+        const addCorsHeaders = registerCors(instance, servicePolicy(config.corsOrigins))
         instance.addHook('onRequest', (request, reply, done) => {
           addCorsHeaders(request, reply)
           done()
@@ -101,10 +95,13 @@ async function serve(): Promise<void> {
     [
       '+ @fastify/cors instead (the same policy)',
       await plain(async (instance) => {
+        const policy = servicePolicy(config.corsOrigins)
         await instance.register(cors, {
-          origin: config.corsOrigins,
-          methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-          exposedHeaders: ['etag', 'retry-after'],
+          origin: policy.origins === '*' ? '*' : [...policy.origins],
+          methods: [...policy.methods],
+          allowedHeaders: [...policy.allowedHeaders],
+          exposedHeaders: [...policy.exposedHeaders],
+          maxAge: policy.maxAgeSeconds,
         })
       }),
     ],

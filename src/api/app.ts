@@ -19,7 +19,7 @@ import { connectRedis } from '../redis-client.ts'
 import { SERVICE_VERSION } from '../version.ts'
 import type { AppInstance } from './app-types.ts'
 import { createAuthenticate } from './authenticate.ts'
-import { registerCors } from './cors.ts'
+import { registerCors, servicePolicy } from './cors.ts'
 import { registerErrorHandling, sendProblem } from './error-handler.ts'
 import { clientErrorHandler, frameworkErrors } from './framework-errors.ts'
 import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
@@ -93,13 +93,7 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   registerErrorHandling(app)
   // Before any route: each route gets its own metrics hook when it is added.
   registerHttpMetrics(app, metrics, config.metrics.token)
-  const addCorsHeaders = registerCors(app, {
-    origins: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
-    exposedHeaders: ['etag', 'retry-after'],
-    maxAgeSeconds: 600,
-  })
+  const addCorsHeaders = registerCors(app, servicePolicy(config.corsOrigins))
   // Hooks on every request take a callback rather than being async: no promise per request and hook. One hook sets
   // every header all answers carry: each hook costs every request a turn of Fastify's hook runner.
   const strictTransportSecurity =

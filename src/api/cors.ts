@@ -15,6 +15,17 @@ export interface CorsPolicy {
   maxAgeSeconds: number
 }
 
+/** The service's policy: `CORS_ORIGINS` (the verification page's origin by default), the API's methods and headers. */
+export function servicePolicy(corsOrigins: readonly string[]): CorsPolicy {
+  return {
+    origins: corsOrigins.includes('*') ? '*' : corsOrigins,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+    allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
+    exposedHeaders: ['etag', 'retry-after'],
+    maxAgeSeconds: 600,
+  }
+}
+
 /**
  * Adds the preflight route and returns what sets an answer's CORS headers, for the caller's own `onRequest` hook
  * (the app runs one hook for all its per-request headers: each hook costs every request a turn of Fastify's hook

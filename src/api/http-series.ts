@@ -43,6 +43,12 @@ export class HttpSeries {
   get count(): number {
     return this.#count
   }
+
+  reset(): void {
+    this.#inBucket.fill(0)
+    this.#sum = 0
+    this.#count = 0
+  }
 }
 
 /** Every series made so far, registered as the two metrics; `series` makes one (call it once per label set). */
@@ -64,6 +70,10 @@ export class HttpMetrics {
           aggregator: 'sum',
           values: values(),
         }),
+        // `registry.resetMetrics()` zeroes every series, as it would prom-client's own metrics.
+        reset: () => {
+          for (const series of this.#all) series.reset()
+        },
       }) as unknown as Metric
     registry.registerMetric(
       exported('http_request_duration_seconds', 'HTTP request latency by route template and status', 'histogram', () =>

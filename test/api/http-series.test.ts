@@ -47,5 +47,11 @@ describe('the HTTP metrics series', () => {
       '10',
       '+Inf',
     ])
+
+    registry.resetMetrics()
+    const reset = (await registry.metrics()).split('\n')
+    expect(reset).toContain(`http_request_duration_seconds_count{${labels}} 0`)
+    expect(reset).toContain(`http_requests_total{${labels}} 0`)
+    expect(reset).toContain(`http_request_duration_seconds_bucket{le="+Inf",${labels}} 0`)
   })
 })
