@@ -3,18 +3,14 @@
 // then the real app's bare route with one route-level part more, then the verify route itself. Each figure is a ratio
 // to the plain process in the same run; the cost of a part is the time per request it adds (1/rps − 1/rps plain).
 // The server runs in a child process so that the load generator does not share its event loop.
-import { type ChildProcess, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import cors from '@fastify/cors'
-import autocannon from 'autocannon'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import pino from 'pino'
 import { z } from 'zod'
-import { buildApp } from '../src/api/app.ts'
 import { registerCors, servicePolicy } from '../src/api/cors.ts'
 import { createMetrics, registerHttpMetrics } from '../src/api/metrics.ts'
-import { createChainClient } from '../src/chain/chain-client.ts'
-import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
 import { parseTxHashParam } from '../src/verify/tx-hash-param.ts'
@@ -22,8 +18,8 @@ import { startTestChain } from '../test/helpers/anvil.ts'
 import { anchorChain, indexAnchors } from '../test/verify/helpers/anchors.ts'
 import { median } from './ratio-table.ts'
 import { captureVerifyAnswer, type VerifyAnswer } from './verify-answer.ts'
+import { benchApp, CONNECTIONS, load, nextMessage } from './verify-bench.ts'
 
-const CONNECTIONS = 100
 const ROUND_SECONDS = 3
 const ROUNDS = 3
 const DEPTH = 10
@@ -38,24 +34,8 @@ async function serve(): Promise<void> {
   const anchored = await anchorChain(testChain, DEPTH)
   await indexAnchors(database.db, testChain, anchored)
   const tip = anchored.at(-1)!.txHash
-  const config = loadConfig({
-    JWT_SECRET: 'bench-secret-that-is-at-least-32-bytes-long',
-    LOG_LEVEL: 'silent',
-    VERIFY_PER_IP_PER_MINUTE: '1000000000',
-  })
-  const app = await buildApp({
-    config,
-    database,
-    chain: {
-      client: createChainClient({ rpcUrls: [testChain.rpcUrl], chainId: testChain.chain.id, pollingIntervalMs: 20 }),
-      chainId: testChain.chain.id,
-      contractAddress: testChain.contract,
-      relayers: [testChain.account(0)],
-      publicRpcUrl: testChain.rpcUrl,
-      explorerTxUrl: null,
-    },
-    logger: silent,
-  })
+  const app = await benchApp(database, testChain)
+  const { config } = app.deps
   const verifyPath = `/api/verify/${tip}`
   // The verify answer, captured once the app is ready (routes must be added before).
   let answer: VerifyAnswer = { body: '', headers: {} }
@@ -155,21 +135,4 @@ async function measure(): Promise<void> {
       await new Promise((resolve) => child.once('exit', resolve))
     }
   }
-}
-
-async function load(url: string, seconds: number): Promise<autocannon.Result> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds })
-  if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
-  }
-  return result
-}
-
-function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the bench server exited (${code})`)))
-    child.on('message', (message: { type: string } & T) => {
-      if (message.type === type) resolve(message)
-    })
-  })
 }

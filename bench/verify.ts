@@ -7,27 +7,21 @@
 // The server runs in a child process so that the load generator does not share its event loop.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
-import Fastify, { type FastifyBaseLogger } from 'fastify'
+import Fastify from 'fastify'
 import { Redis } from 'ioredis'
-import pino from 'pino'
-import { buildApp } from '../src/api/app.ts'
 import type { AppInstance } from '../src/api/app-types.ts'
-import { createChainClient } from '../src/chain/chain-client.ts'
-import type { ChainContext } from '../src/chain/chain-context.ts'
-import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
-import { startTestChain, type TestChain } from '../test/helpers/anvil.ts'
+import { startTestChain } from '../test/helpers/anvil.ts'
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts'
 import { anchorChain, indexAnchors } from '../test/verify/helpers/anchors.ts'
 import { atLeast, atMost, median, printRatioTable, type RatioRow } from './ratio-table.ts'
 import { captureVerifyAnswer, type VerifyAnswer } from './verify-answer.ts'
+import { benchApp, CONNECTIONS, load, nextMessage } from './verify-bench.ts'
 
 const DEPTHS = [1, 10, 50] as const
 // The cached body: a depth-10 chain, about 3.5 KB.
 const CACHED_DEPTH = 10
-const CONNECTIONS = 100
 const WARMUP_SECONDS = 2
 const ROUND_SECONDS = 2
 const ROUNDS = 8
@@ -59,7 +53,6 @@ if (process.argv.includes('--serve')) await serve()
 else await measure()
 
 async function serve(): Promise<void> {
-  const silent = pino({ level: 'silent' }) as FastifyBaseLogger
   const testChain = await startTestChain()
   const database = await openDatabase({})
   await migrateDatabase(database)
@@ -75,14 +68,7 @@ async function serve(): Promise<void> {
 
   let apps: AppInstance[] = []
   async function start(env: Record<string, string>, rpcUrl = testChain.rpcUrl, setup?: (app: AppInstance) => void) {
-    const config = loadConfig({
-      JWT_SECRET: 'bench-secret-that-is-at-least-32-bytes-long',
-      LOG_LEVEL: 'silent',
-      // The limiter runs on every request (its cost is measured) but never refuses one.
-      VERIFY_PER_IP_PER_MINUTE: '1000000000',
-      ...env,
-    })
-    const app = await buildApp({ config, database, chain: chainContext(testChain, rpcUrl), logger: silent })
+    const app = await benchApp(database, testChain, env, rpcUrl)
     setup?.(app)
     apps.push(app)
     const url = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -151,17 +137,6 @@ async function serve(): Promise<void> {
       process.exit(0)
     }
   })
-}
-
-function chainContext(testChain: TestChain, rpcUrl: string): ChainContext {
-  return {
-    client: createChainClient({ rpcUrls: [rpcUrl], chainId: testChain.chain.id, pollingIntervalMs: 20 }),
-    chainId: testChain.chain.id,
-    contractAddress: testChain.contract,
-    relayers: [testChain.account(0)],
-    publicRpcUrl: testChain.rpcUrl,
-    explorerTxUrl: null,
-  }
 }
 
 async function measure(): Promise<void> {
@@ -243,14 +218,6 @@ async function cachedFigures(targets: [string, string][]): Promise<RatioRow[]> {
     }))
 }
 
-async function load(url: string, seconds: number): Promise<autocannon.Result> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds })
-  if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
-  }
-  return result
-}
-
 async function uncachedFigures(
   ready: ServerReady,
   { uncachedUrl, countedUrl }: PhaseUrls['uncached'],
@@ -328,18 +295,4 @@ function percentile(values: number[], p: number): number {
 async function nextRoundTrips(child: ChildProcess): Promise<number> {
   child.send({ type: 'round-trips' })
   return (await nextMessage<{ count: number }>(child, 'round-trips')).count
-}
-
-function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: { type: string } & T) => {
-      if (message.type !== type) return
-      child.off('message', onMessage)
-      child.off('exit', onExit)
-      resolve(message)
-    }
-    const onExit = (code: number | null) => reject(new Error(`the bench server exited (${code})`))
-    child.on('message', onMessage)
-    child.once('exit', onExit)
-  })
 }

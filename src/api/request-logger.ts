@@ -1,7 +1,8 @@
 // Fastify gives every request a child logger bound to its id. pino builds a child by copying the parent and
 // serializing its bindings, a cost every request paid although most never log a line (a cached verification among
 // them). This factory hands out a stand-in that builds the real child on the first line a request logs at an enabled
-// level; the lines themselves are the child's, byte for byte.
+// level; the lines themselves are the child's, byte for byte. It saves the child when the level is `warn` or quieter:
+// at `info`, Fastify's own two lines for every request build it anyway.
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
 import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino'
 

@@ -2,6 +2,7 @@
 import type { IdentityAttestation } from '@docanchor/client'
 import type { Hash } from 'viem'
 import type { RawQuery } from '../db/database.ts'
+import { parseTxHashParam } from './tx-hash-param.ts'
 
 export interface IndexedChain {
   /** The requested anchor first, then its predecessors as the database links them, as far as it knows them. */
@@ -13,8 +14,6 @@ export interface IndexedChain {
   /** The attestation of every anchor above that has one, with the composite hash it was stored for. */
   attestations: Map<Hash, { compositeHash: Hash; attestation: IdentityAttestation }>
 }
-
-const TX_HASH = /^0x[0-9a-f]{64}$/
 
 interface IndexRow {
   kind: 'chain' | 'successor'
@@ -36,7 +35,11 @@ export async function readIndexedChain(
   limits: { maxDepth: number; maxSuccessors: number },
 ): Promise<IndexedChain> {
   // Literals rather than parameters (database.ts says why): checked here, so that nothing else can reach the text.
-  if (!TX_HASH.test(txHash) || !Number.isSafeInteger(limits.maxDepth) || !Number.isSafeInteger(limits.maxSuccessors)) {
+  if (
+    parseTxHashParam(txHash) !== txHash ||
+    !Number.isSafeInteger(limits.maxDepth) ||
+    !Number.isSafeInteger(limits.maxSuccessors)
+  ) {
     throw new TypeError('readIndexedChain takes a lower-case transaction hash and integer limits')
   }
   const indexRows = await query<IndexRow>(
