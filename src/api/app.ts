@@ -29,7 +29,7 @@ import { relayerPlugin } from './plugins/relayer.ts'
 import { signInCleanupPlugin } from './plugins/sign-in-cleanup.ts'
 import { verifyPlugin } from './plugins/verify.ts'
 import { ProblemError } from './problem.ts'
-import { lazyRequestLogger } from './request-logger.ts'
+import { requestLoggerFactory } from './request-logger.ts'
 import { authRoutes } from './routes/auth.ts'
 import { healthRoutes } from './routes/health.ts'
 import { infoRoutes } from './routes/info.ts'
@@ -68,7 +68,7 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
     // Our own hook answers with a problem body instead of Fastify's plain 503.
     return503OnClosing: false,
     requestIdHeader: false,
-    childLoggerFactory: lazyRequestLogger,
+    childLoggerFactory: requestLoggerFactory(deps.logger?.level ?? config.logLevel),
     frameworkErrors,
     clientErrorHandler,
     // Zod validates and serializes every schema here. Given as the factories rather than set after construction, so

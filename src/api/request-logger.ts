@@ -2,9 +2,9 @@
 // serializing its bindings, a cost every request paid although most never log a line (a cached verification among
 // them). This factory hands out a stand-in that builds the real child on the first line a request logs at an enabled
 // level; the lines themselves are the child's, byte for byte. It saves the child when the level is `warn` or quieter:
-// at `info`, Fastify's own two lines for every request build it anyway.
+// at `info`, Fastify's own two lines for every request build it anyway, so there the app keeps Fastify's own factory.
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
-import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino'
+import { type Bindings, type ChildLoggerOptions, type Level, type Logger, levels } from 'pino'
 
 type LogArguments = Parameters<FastifyBaseLogger['info']>
 
@@ -60,12 +60,20 @@ class LazyRequestLogger {
   }
 }
 
+type ChildLoggerFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>
+
+/**
+ * The factory for an app logging at `level`: the lazy one above `info` only. At `info` and below, every request's
+ * child is built for Fastify's own lines anyway, and a factory of the app's own would only add its cost: the stand-in,
+ * and Fastify's check of every child a custom factory returns.
+ */
+export function requestLoggerFactory(level: string): ChildLoggerFactory | undefined {
+  const value = level === 'silent' ? Number.POSITIVE_INFINITY : levels.values[level]
+  return value !== undefined && value > levels.values.info! ? lazyRequestLogger : undefined
+}
+
 /** Fastify's `childLoggerFactory`: a request child made when first used. The app's loggers are pino's. */
-export const lazyRequestLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
-  logger,
-  bindings,
-  options,
-) =>
+export const lazyRequestLogger: ChildLoggerFactory = (logger, bindings, options) =>
   // A route's own log level or serializers make an eager child: none of the app's routes sets either.
   Object.keys(options).length > 0
     ? logger.child(bindings, options)

@@ -1,6 +1,6 @@
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
-import { lazyRequestLogger } from '../../src/api/request-logger.ts'
+import { lazyRequestLogger, requestLoggerFactory } from '../../src/api/request-logger.ts'
 import { captureLogs } from '../helpers/log-capture.ts'
 
 async function appLoggingAt(level: string) {
@@ -72,5 +72,11 @@ describe('the lazy request logger', () => {
       ['incoming request', 'req-1'],
       ['request completed', 'req-1'],
     ])
+  })
+
+  it('is used above info only: at info and below every request logs, and Fastify’s own factory is cheaper', () => {
+    for (const level of ['trace', 'debug', 'info']) expect(requestLoggerFactory(level)).toBeUndefined()
+    for (const level of ['warn', 'error', 'fatal', 'silent'])
+      expect(requestLoggerFactory(level)).toBe(lazyRequestLogger)
   })
 })
