@@ -19,5 +19,6 @@ export const PRECOMPILED_PAGE: PrecompiledBuild
 export const PRECOMPILED_BUILDS: { cli: PrecompiledTarget; server: PrecompiledTarget; page: PrecompiledBuild }
 export function buildManifest(target: PrecompiledBuild): string
 export function precompiledIsFresh(root: string, target: PrecompiledBuild): boolean
+export function staleBuilds(root: string): (keyof typeof PRECOMPILED_BUILDS)[]
 /** `root` defaults to this checkout. */
 export function runPrecompiledOrSources(target: PrecompiledTarget, root?: string): Promise<void>

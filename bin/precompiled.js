@@ -44,6 +44,13 @@ export function precompiledIsFresh(root, target) {
   })
 }
 
+/** The names (keys of PRECOMPILED_BUILDS) of the builds under `root` that are missing or older than their sources. */
+export function staleBuilds(root) {
+  return Object.entries(PRECOMPILED_BUILDS)
+    .filter(([, build]) => !precompiledIsFresh(root, build))
+    .map(([name]) => name)
+}
+
 /**
  * Runs `target` of the checkout at `root` from its build while that is fresh; otherwise registers tsx's loader and
  * the `@docanchor/source` condition (so @docanchor/client resolves to its TypeScript sources, as `node --conditions`

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { TestProject } from 'vitest/node'
-import { PRECOMPILED_BUILDS, precompiledIsFresh } from '../bin/precompiled.js'
+import { staleBuilds } from '../bin/precompiled.js'
 import { ensurePgliteTemplate } from '../src/db/pglite-template.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -20,9 +20,7 @@ declare module 'vitest' {
 
 /** Rebuilds only the stale targets: the browser project's global setup may be starting bin/server.js meanwhile. */
 async function ensurePrecompiledBuilds(): Promise<void> {
-  const stale = Object.entries(PRECOMPILED_BUILDS)
-    .filter(([, target]) => !precompiledIsFresh(ROOT, target))
-    .map(([name]) => name)
+  const stale = staleBuilds(ROOT)
   if (stale.length === 0) return
   await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/precompile.ts', ...stale], { cwd: ROOT })
 }

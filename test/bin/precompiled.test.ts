@@ -9,9 +9,11 @@ import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   buildManifest,
+  PRECOMPILED_BUILDS,
   PRECOMPILED_TARGETS,
   type PrecompiledTarget,
   precompiledIsFresh,
+  staleBuilds,
 } from '../../bin/precompiled.js'
 
 const PRECOMPILED_MODULE = pathToFileURL(fileURLToPath(new URL('../../bin/precompiled.js', import.meta.url))).href
@@ -70,6 +72,30 @@ describe.each(Object.entries(PRECOMPILED_TARGETS))('precompiledIsFresh (%s)', (_
     expect(precompiledIsFresh(root, target)).toBe(false)
     await writeFile(join(root, buildManifest(target)), '{not json')
     expect(precompiledIsFresh(root, target)).toBe(false)
+  })
+})
+
+describe('staleBuilds', () => {
+  it('names every build an empty checkout lacks, and none of a checkout whose builds match their sources', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'anchor-precompiled-'))
+    try {
+      expect(staleBuilds(root)).toEqual(Object.keys(PRECOMPILED_BUILDS))
+      await mkdir(join(root, 'src'), { recursive: true })
+      await writeFile(join(root, 'src/one.ts'), 'export {}\n')
+      const file = await stat(join(root, 'src/one.ts'))
+      for (const build of Object.values(PRECOMPILED_BUILDS)) {
+        await mkdir(join(root, build.dir), { recursive: true })
+        await writeFile(
+          join(root, buildManifest(build)),
+          JSON.stringify([{ path: 'src/one.ts', size: file.size, mtimeMs: file.mtimeMs }]),
+        )
+      }
+      expect(staleBuilds(root)).toEqual([])
+      await writeFile(join(root, buildManifest(PRECOMPILED_BUILDS.page)), '[]')
+      expect(staleBuilds(root)).toEqual(['page'])
+    } finally {
+      await rm(root, { recursive: true, force: true })
+    }
   })
 })
 
