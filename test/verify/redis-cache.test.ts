@@ -6,6 +6,7 @@ import { type CachedResult, LruResultCache } from '../../src/verify/result-cache
 import { TieredResultCache } from '../../src/verify/tiered-result-cache.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { clearOfWindowEdge } from '../helpers/fixed-window.ts'
 import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
 import { anchorChain, indexAnchors } from './helpers/anchors.ts'
 
@@ -155,12 +156,14 @@ describe('verify cache in Redis', () => {
       await testChain?.stop()
     })
 
-    it('shares results and the rate limit between instances', async () => {
+    it('shares results and, a sync interval late, the rate limit between instances', async () => {
       const env = { REDIS_URL, VERIFY_REDIS_KEY_PREFIX: `${PREFIX}app:`, VERIFY_PER_IP_PER_MINUTE: '4' }
       const [a, b] = await Promise.all([instance(env), instance(env)])
       const anchored = await anchorChain(testChain, 3)
       await indexAnchors(a.t.database.handle.db, testChain, anchored)
       const url = `/api/verify/${anchored[2]!.txHash}`
+      // The per-IP limit counts a minute aligned to the clock.
+      await clearOfWindowEdge(60_000)
 
       const first = await a.t.app.inject(url)
       expect(first.statusCode).toBe(200)
@@ -175,6 +178,8 @@ describe('verify cache in Redis', () => {
 
       expect((await a.t.app.inject(url)).statusCode).toBe(200)
       expect((await b.t.app.inject(url)).statusCode).toBe(200)
+      // Each instance adds its count to Redis every 100 ms (the verify route's PER_IP_SYNC_MS) and then knows both.
+      await new Promise((resolve) => setTimeout(resolve, 400))
       const limited = await a.t.app.inject(url)
       expect(limited.statusCode).toBe(429)
       expect(limited.json()).toMatchObject({ code: 'RATE_LIMITED' })

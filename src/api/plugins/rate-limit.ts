@@ -1,5 +1,6 @@
 // The app's rate limits: counters in @fastify/rate-limit's own stores, in memory, or in Redis when REDIS_URL is set
-// (every instance counts together); and the one way a limit answers, 429 RATE_LIMITED with Retry-After. Limits are
+// (every instance counts together; a hot path's limit may count in memory and sync with Redis in batches, see
+// batched-redis-store.ts); and the one way a limit answers, 429 RATE_LIMITED with Retry-After. Limits are
 // made with `app.limiter(...)` and used as a route's onRequest hook (`limit.onRequest`) or called from a handler.
 // The stores are called directly rather than through the library's `createRateLimit`, which is async: a check held
 // in memory then completes synchronously, with no promise on the hot path of a cached verification.
@@ -11,6 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { AppInstance } from '../app-types.ts'
 import { ProblemError } from '../problem.ts'
+import { BatchedRedisStore } from './batched-redis-store.ts'
 
 export interface LimitOptions {
   /** Names the limit's counters (and Redis keys): two limits never share one. */
@@ -26,6 +28,12 @@ export interface LimitOptions {
    * door invites guessing). Unset: they pass uncounted, as what the limit protects has its own bound.
    */
   failClosedDetail?: string
+  /**
+   * With Redis only, for a hot path's limit that fails open: each instance counts in memory and adds its count to
+   * Redis every this many milliseconds (batched-redis-store.ts), instead of a Redis round trip for every request. The
+   * other instances' requests are then seen up to two such intervals late.
+   */
+  syncIntervalMs?: number
 }
 
 export interface Limit {
@@ -41,6 +49,11 @@ declare module 'fastify' {
   }
 }
 
+const REDIS_PREFIX = 'anchor:rate:'
+
+/** What a limit counts with: @fastify/rate-limit's stores, or the batched one. */
+type CountStore = Pick<FastifyRateLimitStore, 'incr'>
+
 /** Keys of the in-memory store; an attacker cycling addresses must not evict the counters of real clients. */
 const LOCAL_STORE_ENTRIES = 100_000
 
@@ -52,44 +65,59 @@ export const rateLimitPlugin = fp(
     const { redis } = app.deps
     // One Redis store for every limit (keys carry the limit's name); in memory, each limit gets a store of its own, so
     // that a flood on one never evicts another's counters. No continued or growing windows: a plain fixed window.
-    const redisStore = redis && new RedisStore(false, false, redis, 'anchor:rate:')
+    const redisStore = redis && new RedisStore(false, false, redis, REDIS_PREFIX)
+    const batchedStores: BatchedRedisStore[] = []
+    app.addHook('onClose', async () => {
+      for (const store of batchedStores) store.close()
+    })
+    const storeFor = ({ name, timeWindowMs, failClosedDetail, syncIntervalMs }: LimitOptions): CountStore => {
+      if (redis === undefined || redisStore === undefined) return new LocalStore(false, false, LOCAL_STORE_ENTRIES)
+      if (syncIntervalMs === undefined) return redisStore
+      // Such a limit never sees a store failure to fail closed on.
+      if (failClosedDetail !== undefined) throw new Error(`The limit ${name} fails closed and cannot be batched`)
+      const batched = new BatchedRedisStore({
+        redis,
+        prefix: REDIS_PREFIX,
+        timeWindowMs,
+        syncIntervalMs,
+        maxEntries: LOCAL_STORE_ENTRIES,
+      })
+      batchedStores.push(batched)
+      return batched
+    }
 
-    app.decorate(
-      'limiter',
-      ({ name, max, timeWindowMs, what, key = clientAddress, failClosedDetail }: LimitOptions): Limit => {
-        const store: FastifyRateLimitStore = redisStore ?? new LocalStore(false, false, LOCAL_STORE_ENTRIES)
-        const tooMany = `Too many ${what}; try again later`
+    app.decorate('limiter', (options: LimitOptions): Limit => {
+      const { name, max, timeWindowMs, what, key = clientAddress, failClosedDetail } = options
+      const store = storeFor(options)
+      const tooMany = `Too many ${what}; try again later`
 
-        /** Calls `done` with nothing, or with the error the request is answered with. */
-        const check = (request: FastifyRequest, subject: string | undefined, done: (error?: Error) => void) => {
-          store.incr(
-            `${name}:${key(request, subject)}`,
-            (error, result) => {
-              if (error || result === undefined) {
-                // Only a limit that fails closed lets a store failure through; the others pass uncounted.
-                if (failClosedDetail === undefined) done()
-                else done(new ProblemError(503, 'NOT_READY', failClosedDetail, { cause: error }))
-              } else if (result.current > max) {
-                const retryAfter = String(Math.max(1, Math.ceil(result.ttl / 1000)))
-                done(new ProblemError(429, 'RATE_LIMITED', tooMany, { headers: { 'retry-after': retryAfter } }))
-              } else {
-                done()
-              }
-            },
-            timeWindowMs,
-            max,
-          )
-        }
-        const limit = (request: FastifyRequest, subject?: string) =>
-          new Promise<void>((resolve, reject) =>
-            check(request, subject, (error) => (error ? reject(error) : resolve())),
-          )
-        return Object.assign(limit, {
-          onRequest: (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) =>
-            check(request, undefined, done),
-        })
-      },
-    )
+      /** Calls `done` with nothing, or with the error the request is answered with. */
+      const check = (request: FastifyRequest, subject: string | undefined, done: (error?: Error) => void) => {
+        store.incr(
+          `${name}:${key(request, subject)}`,
+          (error, result) => {
+            if (error || result === undefined) {
+              // Only a limit that fails closed lets a store failure through; the others pass uncounted.
+              if (failClosedDetail === undefined) done()
+              else done(new ProblemError(503, 'NOT_READY', failClosedDetail, { cause: error }))
+            } else if (result.current > max) {
+              const retryAfter = String(Math.max(1, Math.ceil(result.ttl / 1000)))
+              done(new ProblemError(429, 'RATE_LIMITED', tooMany, { headers: { 'retry-after': retryAfter } }))
+            } else {
+              done()
+            }
+          },
+          timeWindowMs,
+          max,
+        )
+      }
+      const limit = (request: FastifyRequest, subject?: string) =>
+        new Promise<void>((resolve, reject) => check(request, subject, (error) => (error ? reject(error) : resolve())))
+      return Object.assign(limit, {
+        onRequest: (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) =>
+          check(request, undefined, done),
+      })
+    })
   },
   { name: 'rate-limit' },
 )
