@@ -108,6 +108,23 @@ describe('BatchedRedisStore', () => {
     down.disconnect()
   })
 
+  it('sends what it counted while Redis was away once Redis answers again', async () => {
+    // Not connected until its first command, which, without an offline queue, fails: so does the first sync.
+    const later = new Redis(REDIS_URL, { lazyConnect: true, enableOfflineQueue: false })
+    const on = store({ redis: later })
+    const key = `later-${randomUUID()}`
+    const total = () => redis.get(`${PREFIX}${key}:${Math.floor(Date.now() / 60_000)}`)
+    await clearOfWindowEdge(60_000, 5_000)
+    count(on, key)
+    count(on, key)
+    await sleep(SYNC_MS * 4)
+    expect(await total()).toBeNull()
+    // The counts went with the next attempt, ten intervals later.
+    await expect.poll(total, { timeout: 3_000 }).toBe('2')
+    expect(count(on, key).current).toBe(3)
+    later.disconnect()
+  })
+
   it('stops syncing once closed', async () => {
     const on = store()
     const key = `closed-${randomUUID()}`

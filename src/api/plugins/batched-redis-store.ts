@@ -15,6 +15,9 @@ interface WindowCount {
   pending: number
 }
 
+/** Sync intervals between two attempts while Redis fails. */
+const RETRY_INTERVALS = 10
+
 type IncrCallback = (error: Error | null, result?: { current: number; ttl: number }) => void
 
 export interface BatchedRedisStoreOptions {
@@ -65,9 +68,9 @@ export class BatchedRedisStore {
     this.#unsynced.clear()
   }
 
-  #schedule(): void {
+  #schedule(delayMs = this.#options.syncIntervalMs): void {
     if (this.#timer !== undefined || this.#syncing || this.#closed) return
-    this.#timer = setTimeout(() => void this.#sync(), this.#options.syncIntervalMs)
+    this.#timer = setTimeout(() => void this.#sync(), delayMs)
     this.#timer.unref()
   }
 
@@ -85,17 +88,21 @@ export class BatchedRedisStore {
       pipeline.pexpire(redisKey, 2 * timeWindowMs)
     }
     const replies = await pipeline.exec().catch(() => null)
+    const window = Math.floor(Date.now() / timeWindowMs)
+    let failed = false
     for (const [i, { key, count, sent }] of batch.entries()) {
       const [error, total] = replies?.[2 * i] ?? [new Error('no reply')]
       if (error === null && typeof total === 'number') {
         count.pending -= sent
         count.shared = total
-      } else if (this.#counts.peek(key) === count) {
-        // Not synced: counted again with the next sync, unless a new window has replaced it meanwhile.
+      } else if (count.window === window && this.#counts.peek(key) === count) {
+        // Not synced: sent again with the next sync, while its window lasts and is still this key's in memory.
+        failed = true
         this.#unsynced.set(key, count)
       }
     }
     this.#syncing = false
-    if (this.#unsynced.size > 0) this.#schedule()
+    // While Redis fails, retries come ten times less often: each one carries every count still unsynced.
+    if (this.#unsynced.size > 0) this.#schedule(failed ? RETRY_INTERVALS * this.#options.syncIntervalMs : undefined)
   }
 }
