@@ -85,9 +85,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
         client.release()
       }
     },
-    async ping() {
-      await db.execute(sql`SELECT 1`)
-    },
+    ping: pingOf(db),
     close: () => pool.end(),
   }
 }
@@ -111,10 +109,15 @@ async function openPglite(dir: string | undefined, template: Blob | undefined): 
     query: async <T>(text: string) => ((await client.exec(text))[0]?.rows ?? []) as T[],
     // PGlite is one connection in one process: nothing else can migrate concurrently.
     withMigrationLock: (fn) => fn(),
-    async ping() {
-      await db.execute(sql`SELECT 1`)
-    },
+    ping: pingOf(db),
     close: () => client.close(),
+  }
+}
+
+/** The readiness check of either database: one trivial statement through drizzle, as every query goes. */
+function pingOf(db: Database): () => Promise<void> {
+  return async () => {
+    await db.execute(sql`SELECT 1`)
   }
 }
 
