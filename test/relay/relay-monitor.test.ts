@@ -7,9 +7,9 @@ import { newBody, postRelay, query, rpc } from './relay-helpers.ts'
 const STUCK_MS = 300
 
 async function transactionsOf(t: TestApp, compositeHash: string) {
-  return query<{ tx_hash: string; nonce: unknown; status: string; max_fee_per_gas: string }>(
+  return query<{ tx_hash: string; nonce: unknown; status: string; max_fee_per_gas: string; broadcast_at: unknown }>(
     t.database.handle.db,
-    sql`SELECT r.tx_hash, r.nonce, r.status, r.max_fee_per_gas FROM relay_transactions r
+    sql`SELECT r.tx_hash, r.nonce, r.status, r.max_fee_per_gas, r.broadcast_at FROM relay_transactions r
         JOIN anchors a ON a.id = r.anchor_id WHERE a.composite_hash = ${compositeHash} ORDER BY r.created_at`,
   )
 }
@@ -73,6 +73,8 @@ describe('relay monitor with mining off', () => {
     await t.app.relayMonitor.tick()
     const txs = await transactionsOf(t, body.compositeHash)
     expect(txs).toHaveLength(2)
+    // Recorded as broadcast, with its time, before it went out.
+    expect(txs[1]).toMatchObject({ status: 'broadcast', broadcast_at: expect.anything() })
     expect(Number(txs[1]!.nonce)).toBe(Number(txs[0]!.nonce))
     expect(BigInt(txs[1]!.max_fee_per_gas)).toBeGreaterThanOrEqual((BigInt(original!.max_fee_per_gas) * 110n) / 100n)
     const provisional = await anchorOf(t, user, body.compositeHash)

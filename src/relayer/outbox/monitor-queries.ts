@@ -8,6 +8,7 @@ import type { Fees } from '../fees.ts'
 import type { SignedTransaction } from '../signing.ts'
 import { UNSIGNED_PREFIX } from './anchors.ts'
 import type { Slot } from './nonces.ts'
+import { insertRelayTransaction } from './relay-transactions.ts'
 
 /** Anchors reserved but never signed (their request died in between), older than `olderThanMs`. */
 export async function unsignedAnchors(
@@ -56,13 +57,7 @@ export async function addReplacement(
   signed: SignedTransaction,
 ): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.execute(
-      sql`INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
-                                          max_fee_per_gas, max_priority_fee_per_gas, status, broadcast_at)
-          VALUES (${signed.hash}, ${params.anchorId}, ${slot.chainId}, ${slot.relayer}, ${params.nonce}, ${signed.raw},
-                  ${signed.fees.maxFeePerGas.toString()}, ${signed.fees.maxPriorityFeePerGas.toString()},
-                  'broadcast', now())`,
-    )
+    await insertRelayTransaction(tx, slot, { ...params, signed, broadcast: true })
     if (params.anchorId !== null) {
       await tx.execute(
         sql`UPDATE anchors SET tx_hash = ${signed.hash}, updated_at = now()

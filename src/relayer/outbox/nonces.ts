@@ -1,9 +1,10 @@
-// The nonce authority's side of the outbox: the relayer's nonce row, and fillers that keep a nonce no anchor holds.
+// The nonce authority's side of the outbox: the relayer's nonce row, and the fillers that keep a nonce no anchor holds.
 import { sql } from 'drizzle-orm'
 import type { Address } from 'viem'
 import type { Database } from '../../db/database.ts'
 import { type Executor, rows } from '../../db/sql-rows.ts'
 import type { SignedTransaction } from '../signing.ts'
+import { insertRelayTransaction } from './relay-transactions.ts'
 
 /** One relayer key on one chain: the key of its nonce row, and of everything it signs. */
 export interface Slot {
@@ -23,16 +24,6 @@ export async function ensureNonceRow(db: Database, slot: Slot, chainPendingCount
     sql`INSERT INTO relayer_nonces (chain_id, relayer_address, next_nonce)
         VALUES (${slot.chainId}, ${slot.relayer}, ${chainPendingCount})
         ON CONFLICT DO NOTHING`,
-  )
-}
-
-/** Stores a filler: a signed self-transfer that keeps a nonce no anchor holds, so the chain never waits on a gap. */
-export async function insertFiller(tx: Executor, slot: Slot, nonce: number, signed: SignedTransaction): Promise<void> {
-  await tx.execute(
-    sql`INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
-                                        max_fee_per_gas, max_priority_fee_per_gas)
-        VALUES (${signed.hash}, NULL, ${slot.chainId}, ${slot.relayer}, ${nonce}, ${signed.raw},
-                ${signed.fees.maxFeePerGas.toString()}, ${signed.fees.maxPriorityFeePerGas.toString()})`,
   )
 }
 
@@ -79,7 +70,7 @@ export async function resyncNonce(
     const filled: number[] = []
     for (let nonce = chain.latest; nonce < next; nonce++) {
       if (have.has(nonce)) continue
-      await insertFiller(tx, slot, nonce, await signFiller(nonce))
+      await insertRelayTransaction(tx, slot, { anchorId: null, nonce, signed: await signFiller(nonce) })
       filled.push(nonce)
     }
     return { filled }

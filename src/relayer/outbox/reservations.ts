@@ -7,7 +7,8 @@ import type { Database } from '../../db/database.ts'
 import { someCause } from '../../db/database-unavailable.ts'
 import { rows } from '../../db/sql-rows.ts'
 import type { SignedTransaction } from '../signing.ts'
-import { insertFiller, type Slot, takeNonce } from './nonces.ts'
+import { type Slot, takeNonce } from './nonces.ts'
+import { insertRelayTransaction } from './relay-transactions.ts'
 
 export interface NewAnchor {
   compositeHash: string
@@ -167,7 +168,11 @@ export async function withdrawAnchor(
     )
     let next = Number(row?.next_nonce)
     if (next !== params.nonce + 1) {
-      await insertFiller(tx, slot, params.nonce, await signFiller(params.nonce))
+      await insertRelayTransaction(tx, slot, {
+        anchorId: null,
+        nonce: params.nonce,
+        signed: await signFiller(params.nonce),
+      })
       return true
     }
     // The tail: hand the nonce back, and any unsent fillers right below it with it.
@@ -208,12 +213,7 @@ export async function reissueAnchor(
           WHERE id = ${anchorId}`,
     )
     await tx.execute(sql`UPDATE relay_transactions SET status = 'failed' WHERE anchor_id = ${anchorId}`)
-    await tx.execute(
-      sql`INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
-                                          max_fee_per_gas, max_priority_fee_per_gas)
-          VALUES (${signed.hash}, ${anchorId}, ${slot.chainId}, ${slot.relayer}, ${nonce}, ${signed.raw},
-                  ${signed.fees.maxFeePerGas.toString()}, ${signed.fees.maxPriorityFeePerGas.toString()})`,
-    )
+    await insertRelayTransaction(tx, slot, { anchorId, nonce, signed })
     return { nonce, tx: signed }
   })
 }
