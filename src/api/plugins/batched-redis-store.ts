@@ -1,26 +1,33 @@
 // A rate limit's count shared through Redis without a round trip per request, for a hot path: each instance counts in
-// memory, adds what it counted to Redis at most every `syncIntervalMs` in one pipeline, and learns the total of every
-// instance from the same replies. A request is decided at once on what the instance knows: its own requests exactly,
-// the other instances' as of its last sync (theirs and its own: up to two intervals late), so that together they may
-// let through a few intervals' worth of requests more than the limit. Windows are fixed and aligned to the clock, so every instance counts a window under the same
-// key. While Redis fails, the counts stay in memory and go with the next sync: the limit still holds per instance.
+// memory, adds what it counted to Redis at most every `syncIntervalMs` in one transaction, and learns the total of
+// every instance from the replies. A request is decided at once on what the instance knows: its own requests exactly,
+// the others' as of its own last sync, so that each instance may let an address through about one interval's worth
+// of requests past the limit. Windows are fixed and aligned to the clock, so every instance counts a window under the
+// same key. A count is sent at most once: one whose sync failed (Redis away, a timeout, a dropped connection, after
+// which Redis may or may not have applied it) stays in this instance's memory only. So the limit fails open, as a
+// limit with a bound of its own may, yet still holds per instance while Redis is away.
 import type { Redis } from 'ioredis'
 import { LRUCache } from 'lru-cache'
 
 interface WindowCount {
+  /** The window's key in Redis. */
+  redisKey: string
   window: number
   /** The total of every instance as Redis last answered, this instance's synced requests included. */
   shared: number
-  /** This instance's requests not yet added to Redis. */
+  /** This instance's requests not yet sent to Redis. */
   pending: number
+  /** This instance's requests whose sync failed: counted here, never sent again. */
+  unshared: number
 }
 
-/** Sync intervals between two attempts while Redis fails. */
+/** Sync intervals between two attempts after one failed (Redis away): each attempt builds a transaction. */
 const RETRY_INTERVALS = 10
 
 type IncrCallback = (error: Error | null, result?: { current: number; ttl: number }) => void
 
 export interface BatchedRedisStoreOptions {
+  /** A client with a command timeout (the app's has one): a sync in flight holds the next until it settles. */
   redis: Redis
   /** Prepended to every key; a key ends with its window's number. */
   prefix: string
@@ -33,7 +40,7 @@ export interface BatchedRedisStoreOptions {
 export class BatchedRedisStore {
   readonly #options: BatchedRedisStoreOptions
   readonly #counts: LRUCache<string, WindowCount>
-  /** The counts with requests Redis has not seen yet, by key. */
+  /** Counts with requests Redis has not been sent yet, by their Redis key: a window's count until its own sync. */
   #unsynced = new Map<string, WindowCount>()
   #timer: NodeJS.Timeout | undefined
   #syncing = false
@@ -46,18 +53,19 @@ export class BatchedRedisStore {
 
   /** The shape of @fastify/rate-limit's stores; answers synchronously. */
   incr(key: string, callback: IncrCallback): void {
-    const { timeWindowMs } = this.#options
+    const { prefix, timeWindowMs } = this.#options
     const now = Date.now()
     const window = Math.floor(now / timeWindowMs)
     let count = this.#counts.get(key)
     if (count === undefined || count.window !== window) {
-      count = { window, shared: 0, pending: 0 }
+      count = { redisKey: `${prefix}${key}:${window}`, window, shared: 0, pending: 0, unshared: 0 }
       this.#counts.set(key, count)
     }
     count.pending += 1
-    this.#unsynced.set(key, count)
-    this.#schedule()
-    callback(null, { current: count.shared + count.pending, ttl: (window + 1) * timeWindowMs - now })
+    this.#unsynced.set(count.redisKey, count)
+    this.#schedule(this.#options.syncIntervalMs)
+    const current = count.shared + count.pending + count.unshared
+    callback(null, { current, ttl: (window + 1) * timeWindowMs - now })
   }
 
   /** Stops syncing (the app is closing); counts not yet synced are dropped with the instance. */
@@ -68,7 +76,7 @@ export class BatchedRedisStore {
     this.#unsynced.clear()
   }
 
-  #schedule(delayMs = this.#options.syncIntervalMs): void {
+  #schedule(delayMs: number): void {
     if (this.#timer !== undefined || this.#syncing || this.#closed) return
     this.#timer = setTimeout(() => void this.#sync(), delayMs)
     this.#timer.unref()
@@ -77,32 +85,30 @@ export class BatchedRedisStore {
   async #sync(): Promise<void> {
     this.#timer = undefined
     this.#syncing = true
-    const batch = [...this.#unsynced].map(([key, count]) => ({ key, count, sent: count.pending }))
+    const batch = [...this.#unsynced.values()].map((count) => ({ count, sent: count.pending }))
     this.#unsynced = new Map()
-    const { redis, prefix, timeWindowMs } = this.#options
-    const pipeline = redis.pipeline()
-    for (const { key, count, sent } of batch) {
-      const redisKey = `${prefix}${key}:${count.window}`
-      pipeline.incrby(redisKey, sent)
-      // Two windows: a key outlives its own whatever the instances' clocks disagree by.
-      pipeline.pexpire(redisKey, 2 * timeWindowMs)
+    const transaction = this.#options.redis.multi()
+    for (const { count, sent } of batch) {
+      transaction.incrby(count.redisKey, sent)
+      // Two windows: a key outlives its own whatever the instances' clocks disagree by. In the same transaction as
+      // the increment, so that no key is left without an expiry.
+      transaction.pexpire(count.redisKey, 2 * this.#options.timeWindowMs)
     }
-    const replies = await pipeline.exec().catch(() => null)
-    const window = Math.floor(Date.now() / timeWindowMs)
+    const replies = await transaction.exec().catch(() => null)
     let failed = false
-    for (const [i, { key, count, sent }] of batch.entries()) {
+    for (const [i, { count, sent }] of batch.entries()) {
       const [error, total] = replies?.[2 * i] ?? [new Error('no reply')]
+      count.pending -= sent
       if (error === null && typeof total === 'number') {
-        count.pending -= sent
         count.shared = total
-      } else if (count.window === window && this.#counts.peek(key) === count) {
-        // Not synced: sent again with the next sync, while its window lasts and is still this key's in memory.
+      } else {
         failed = true
-        this.#unsynced.set(key, count)
+        count.unshared += sent
       }
     }
     this.#syncing = false
-    // While Redis fails, retries come ten times less often: each one carries every count still unsynced.
-    if (this.#unsynced.size > 0) this.#schedule(failed ? RETRY_INTERVALS * this.#options.syncIntervalMs : undefined)
+    if (this.#unsynced.size > 0) {
+      this.#schedule(failed ? RETRY_INTERVALS * this.#options.syncIntervalMs : this.#options.syncIntervalMs)
+    }
   }
 }

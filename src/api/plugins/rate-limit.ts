@@ -30,8 +30,8 @@ export interface LimitOptions {
   failClosedDetail?: string
   /**
    * With Redis only, for a hot path's limit that fails open: each instance counts in memory and adds its count to
-   * Redis every this many milliseconds (batched-redis-store.ts), instead of a Redis round trip for every request. The
-   * other instances' requests are then seen up to two such intervals late.
+   * Redis every this many milliseconds (batched-redis-store.ts), instead of a Redis round trip for every request. Each
+   * instance then knows the others' requests as of its own last sync.
    */
   syncIntervalMs?: number
 }
