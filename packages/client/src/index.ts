@@ -71,7 +71,7 @@ export {
   TRUST_ANCHORS,
   type TrustAnchor,
 } from './formats/field-rules.ts'
-export { fromHex, isHex, toHex } from './formats/hex.ts'
+export { fromHex, isHex, LOWER_HEX_HASH, toHex } from './formats/hex.ts'
 export {
   type AttestedIdentityInput,
   decideIdentity,

@@ -1,5 +1,5 @@
 // GET /api/verify/:txHash: public, trustless verification of an anchor and its whole signature chain.
-import { TRUST_ANCHORS } from '@docanchor/client'
+import { LOWER_HEX_HASH, TRUST_ANCHORS } from '@docanchor/client'
 import type { FastifyReply, FastifySchemaCompiler } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
 import type { Hash } from 'viem'
@@ -14,7 +14,7 @@ import { ProblemSchema } from '../problem.ts'
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 /** How late an instance sees the other instances' verifications from one address (rate-limit.ts). */
 const PER_IP_SYNC_MS = 100
-const HEX_HASH = z.string().regex(/^0x[0-9a-f]{64}$/)
+const HEX_HASH = z.string().regex(LOWER_HEX_HASH)
 
 const ParamsSchema = z.object({
   txHash: z

@@ -1,9 +1,8 @@
 // The shape of GET /api/verify/:txHash as this page relies on it, checked by hand rather than trusted: the page
 // renders nothing the service sends unless it has this shape, and it checks that the chain links up.
 
-import { type IdentityAttestation, parseIdentityAttestation, ZERO_TX_HASH } from '@docanchor/client'
+import { type IdentityAttestation, LOWER_HEX_HASH, parseIdentityAttestation, ZERO_TX_HASH } from '@docanchor/client'
 
-const HASH = /^0x[0-9a-f]{64}$/
 const ADDRESS = /^0x[0-9a-f]{40}$/
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/
 
@@ -37,16 +36,16 @@ function toEntry(value: unknown): ChainEntry | undefined {
   if (
     attestation === undefined ||
     typeof txHash !== 'string' ||
-    !HASH.test(txHash) ||
+    !LOWER_HEX_HASH.test(txHash) ||
     typeof compositeHash !== 'string' ||
-    !HASH.test(compositeHash) ||
+    !LOWER_HEX_HASH.test(compositeHash) ||
     typeof signer !== 'string' ||
     !ADDRESS.test(signer) ||
     typeof timestamp !== 'number' ||
     !Number.isSafeInteger(timestamp) ||
     timestamp < 0 ||
     typeof previousTxHash !== 'string' ||
-    !HASH.test(previousTxHash)
+    !LOWER_HEX_HASH.test(previousTxHash)
   ) {
     return undefined
   }

@@ -4,6 +4,9 @@ import { InvalidHexError } from './errors.ts'
 
 const HEX_PATTERN = /^(?:[0-9a-fA-F]{2})*$/
 
+/** A 32-byte hash (SHA-256, a transaction hash) as the service and this client write one: `0x` and lower-case hex. */
+export const LOWER_HEX_HASH = /^0x[0-9a-f]{64}$/
+
 /** Lowercase hex of `bytes`, without a `0x` prefix. */
 export function toHex(bytes: Uint8Array): string {
   let out = ''

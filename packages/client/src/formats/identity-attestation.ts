@@ -6,7 +6,7 @@
 // attested: the service does not know them.
 
 import { TRUST_ANCHORS, type TrustAnchor } from './field-rules.ts'
-import { fromHex, isHex, toHex } from './hex.ts'
+import { fromHex, isHex, LOWER_HEX_HASH, toHex } from './hex.ts'
 
 /** What the service attests about the account that relayed an anchor. */
 export interface IdentityAttestation {
@@ -39,8 +39,6 @@ export interface AttestedIdentityInput {
   s: { e: string; tr?: TrustAnchor; v?: boolean }
   salt: string
 }
-
-const COMMITMENT = /^0x[0-9a-f]{64}$/
 
 /** The commitment to `email` under `saltHex` (64 hex characters, either case). */
 export async function identityCommitment(email: string, saltHex: string): Promise<string> {
@@ -79,7 +77,7 @@ export function parseIdentityAttestation(value: unknown): IdentityAttestation | 
     !TRUST_ANCHORS.includes(trust as TrustAnchor) ||
     typeof verified !== 'boolean' ||
     typeof identityCommitment !== 'string' ||
-    !COMMITMENT.test(identityCommitment.toLowerCase())
+    !LOWER_HEX_HASH.test(identityCommitment.toLowerCase())
   ) {
     return undefined
   }
