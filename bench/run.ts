@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 // checkout would run its sources through tsx instead, and the start-up and CLI figures would measure tsx.
 const stale = staleBuilds(root)
 if (stale.length > 0) {
-  console.log(`Rebuilding the precompiled builds older than their sources first: ${stale.join(', ')}.`)
+  console.log(`Rebuilding the precompiled builds that no longer match their sources first: ${stale.join(', ')}.`)
   const build = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/precompile.ts', ...stale], {
     cwd: root,
     stdio: 'inherit',

@@ -44,7 +44,7 @@ export function precompiledIsFresh(root, target) {
   })
 }
 
-/** The names (keys of PRECOMPILED_BUILDS) of the builds under `root` that are missing or older than their sources. */
+/** The names (keys of PRECOMPILED_BUILDS) of the builds under `root` missing or no longer matching their sources. */
 export function staleBuilds(root) {
   return Object.entries(PRECOMPILED_BUILDS)
     .filter(([, build]) => !precompiledIsFresh(root, build))

@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis'
  * Connects without queueing: while Redis is down, commands fail at once, so an outage costs cache hits, skips the
  * relay and verify limits, or answers 503 from the sign-in limiters, instead of hanging requests. Commands issued in
  * one turn of the event loop go out as one pipeline: under load, the per-IP counts of many requests share a write and
- * a read on both sides (Redis spent ~65 % less CPU per cached verification, measured in docs/performance.md).
+ * a read on both sides (Redis spent ~60 % less CPU per cached verification, measured in docs/performance.md).
  */
 export async function connectRedis(url: string, log: FastifyBaseLogger): Promise<Redis> {
   // Loaded only when REDIS_URL is set: ~40 ms of every start otherwise.

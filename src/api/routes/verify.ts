@@ -12,7 +12,7 @@ import { domainProblem } from '../domain-problems.ts'
 import { ProblemSchema } from '../problem.ts'
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
-/** How late an instance sees the other instances' verifications from one address (rate-limit.ts). */
+/** How often an instance adds its per-IP counts to Redis and learns the fleet's (batched-redis-store.ts). */
 const PER_IP_SYNC_MS = 100
 const HEX_HASH = z.string().regex(LOWER_HEX_HASH)
 
