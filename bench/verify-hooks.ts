@@ -9,6 +9,7 @@ import cors from '@fastify/cors'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import pino from 'pino'
 import { z } from 'zod'
+import { setAnswerHeaders } from '../src/api/common-headers.ts'
 import { registerCors, servicePolicy } from '../src/api/cors.ts'
 import { createMetrics, registerHttpMetrics } from '../src/api/metrics.ts'
 import { openDatabase } from '../src/db/database.ts'
@@ -65,9 +66,9 @@ async function serve(): Promise<void> {
     [
       '+ the app’s CORS hook (src/api/cors.ts)',
       await plain((instance) => {
-        const addCorsHeaders = registerCors(instance, servicePolicy(config.corsOrigins))
+        const corsHeaders = registerCors(instance, servicePolicy(config.corsOrigins))
         instance.addHook('onRequest', (request, reply, done) => {
-          addCorsHeaders(request, reply)
+          setAnswerHeaders(corsHeaders, request, reply)
           done()
         })
       }),

@@ -19,7 +19,9 @@ import { connectRedis } from '../redis-client.ts'
 import { SERVICE_VERSION } from '../version.ts'
 import type { AppInstance } from './app-types.ts'
 import { createAuthenticate } from './authenticate.ts'
+import { commonHeaders, setAnswerHeaders } from './common-headers.ts'
 import { registerCors, servicePolicy } from './cors.ts'
+import { type EarlyAnswer, requestIds, serverWithEarlyAnswers } from './early-answers.ts'
 import { registerErrorHandling, sendProblem } from './error-handler.ts'
 import { clientErrorHandler, frameworkErrors } from './framework-errors.ts'
 import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
@@ -61,7 +63,12 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   if (config.jwt.secret === undefined) throw new Error('buildApp needs config.jwt.secret (startService provides one)')
   const jwt: JwtSettings = { secret: config.jwt.secret, issuer: config.jwt.issuer, audience: config.jwt.audience }
   const sessions = new SessionChecker(deps.database.db)
+  // Routes add early answers once they exist (early-answers.ts); the server tries them on every request.
+  const earlyAnswers: EarlyAnswer[] = []
+  const nextRequestId = requestIds()
   const app = Fastify({
+    serverFactory: serverWithEarlyAnswers(earlyAnswers),
+    genReqId: nextRequestId,
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.limits.bodyBytes,
     trustProxy: config.trustProxy,
@@ -83,6 +90,7 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   app.decorate('deps', { config, database: deps.database, chain: deps.chain, metrics, jwt, sessions, redis })
   app.decorate('authenticate', createAuthenticate(jwt, sessions))
   app.decorate('lifecycle', { shuttingDown: false })
+  app.decorate('earlyAnswers', { add: (answer: EarlyAnswer) => earlyAnswers.push(answer), nextRequestId })
   app.addHook('preClose', async () => {
     app.lifecycle.shuttingDown = true
   })
@@ -93,20 +101,17 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   registerErrorHandling(app)
   // Before any route: each route gets its own metrics hook when it is added.
   registerHttpMetrics(app, metrics, config.metrics.token)
-  const addCorsHeaders = registerCors(app, servicePolicy(config.corsOrigins))
+  const answerHeaders = commonHeaders(config.hstsMaxAgeSeconds, registerCors(app, servicePolicy(config.corsOrigins)))
+  app.decorate('answerHeaders', answerHeaders)
   // Hooks on every request take a callback rather than being async: no promise per request and hook. One hook sets
   // every header all answers carry: each hook costs every request a turn of Fastify's hook runner.
-  const strictTransportSecurity =
-    config.hstsMaxAgeSeconds > 0 ? `max-age=${config.hstsMaxAgeSeconds}; includeSubDomains` : undefined
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-content-type-options', 'nosniff')
-    if (strictTransportSecurity) reply.header('strict-transport-security', strictTransportSecurity)
+    setAnswerHeaders(answerHeaders, request, reply)
     if (app.lifecycle.shuttingDown && request.url !== '/healthz') {
       reply.header('connection', 'close')
       sendProblem(reply, new ProblemError(503, 'NOT_READY', 'The service is shutting down'))
       return
     }
-    addCorsHeaders(request, reply)
     done()
   })
   // A request in flight when shutdown begins keeps its keep-alive connection, which the server's close would then wait

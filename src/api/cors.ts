@@ -3,7 +3,7 @@
 // cached verification paid (bench/verify-hooks.ts). The rules are the Fetch standard's: an allowed Origin is echoed
 // back (`*` when every origin is allowed), `Vary: Origin` tells caches that the answer depends on it, and a preflight
 // is answered 204 with the methods and headers allowed.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 
 export interface CorsPolicy {
   /** The origins allowed to read answers, or '*' for any. */
@@ -26,32 +26,31 @@ export function servicePolicy(corsOrigins: readonly string[]): CorsPolicy {
   }
 }
 
+/** Headers for every answer: the same for every request but for the allowed origin, which echoes the request's. */
+export interface AnswerHeaders {
+  /** Carried by every answer. */
+  readonly always: Readonly<Record<string, string>>
+  /** `Access-Control-Allow-Origin` for a request with this `Origin`; undefined when that origin may not read answers. */
+  allowOrigin(origin: string | undefined): string | undefined
+}
+
 /**
- * Adds the preflight route and returns what sets an answer's CORS headers, for the caller's own `onRequest` hook
+ * Adds the preflight route and returns the headers every other answer carries, for the caller's own `onRequest` hook
  * (the app runs one hook for all its per-request headers: each hook costs every request a turn of Fastify's hook
- * runner).
+ * runner) and for answers given before Fastify routes a request (src/api/early-answers.ts).
  */
-export function registerCors(
-  app: FastifyInstance,
-  policy: CorsPolicy,
-): (request: FastifyRequest, reply: FastifyReply) => void {
+export function registerCors(app: FastifyInstance, policy: CorsPolicy): AnswerHeaders {
   const anyOrigin = policy.origins === '*'
   const allowed = new Set(policy.origins)
-  const exposed = policy.exposedHeaders.join(', ')
   const preflightHeaders = {
     'access-control-allow-methods': policy.methods.join(', '),
     'access-control-allow-headers': policy.allowedHeaders.join(', '),
     'access-control-max-age': String(policy.maxAgeSeconds),
   }
-
-  const addCorsHeaders = (request: FastifyRequest, reply: FastifyReply): void => {
-    const { origin } = request.headers
-    if (anyOrigin) reply.header('access-control-allow-origin', '*')
-    else {
-      reply.header('vary', 'Origin')
-      if (origin !== undefined && allowed.has(origin)) reply.header('access-control-allow-origin', origin)
-    }
-    reply.header('access-control-expose-headers', exposed)
+  const exposed = { 'access-control-expose-headers': policy.exposedHeaders.join(', ') }
+  const corsHeaders: AnswerHeaders = {
+    always: anyOrigin ? { 'access-control-allow-origin': '*', ...exposed } : { vary: 'Origin', ...exposed },
+    allowOrigin: (origin) => (!anyOrigin && origin !== undefined && allowed.has(origin) ? origin : undefined),
   }
   // Every OPTIONS request is a preflight (no route answers OPTIONS for itself), answered by this route: only the
   // app-wide hooks run before it, never a route's authentication, since a browser sends a preflight without credentials.
@@ -63,5 +62,5 @@ export function registerCors(
     // Safari waits for a body unless the 204 says it has none.
     reply.code(204).headers(preflightHeaders).header('content-length', '0').send()
   })
-  return addCorsHeaders
+  return corsHeaders
 }

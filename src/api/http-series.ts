@@ -51,9 +51,10 @@ export class HttpSeries {
   }
 }
 
-/** Every series made so far, registered as the two metrics; `series` makes one (call it once per label set). */
+/** Every series made so far, registered as the two metrics; `series` finds one, made on first use. */
 export class HttpMetrics {
   readonly #all: HttpSeries[] = []
+  readonly #byLabels = new Map<string, HttpSeries>()
 
   constructor(registry: Registry) {
     const exported = (name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue<string>[]) =>
@@ -87,9 +88,15 @@ export class HttpMetrics {
     )
   }
 
+  /** Not for a hot path: callers keep the series they use (metrics.ts, `routeSeries`). */
   series(labels: HttpLabels): HttpSeries {
-    const series = new HttpSeries(labels)
-    this.#all.push(series)
+    const key = `${labels.method} ${labels.route} ${labels.status}`
+    let series = this.#byLabels.get(key)
+    if (series === undefined) {
+      series = new HttpSeries(labels)
+      this.#all.push(series)
+      this.#byLabels.set(key, series)
+    }
     return series
   }
 }

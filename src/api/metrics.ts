@@ -2,7 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { collectDefaultMetrics, Registry } from 'prom-client'
-import { type HttpLabels, HttpMetrics, type HttpSeries } from './http-series.ts'
+import { HttpMetrics, type HttpSeries } from './http-series.ts'
 import { ProblemError } from './problem.ts'
 
 export interface Metrics {
@@ -40,20 +40,27 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics, toke
   })
 }
 
-/** An onResponse hook for one route: its series made once per method and status, then found by the status. */
-function seriesHook(metrics: Metrics, route: string, methods: readonly string[]) {
+/**
+ * What finds one route's series by method and status, each made on first use (the app's hooks and its early answers,
+ * early-answers.ts, find the same series).
+ */
+export function routeSeries(metrics: Metrics, route: string, methods: readonly string[]) {
   const seen = new Map<number | string, HttpSeries>()
-  const seriesOf = (method: string, status: number): HttpSeries => {
+  return (method: string, status: number): HttpSeries => {
     // Most routes answer one method: the status alone is then the key.
     const key = methods.length === 1 ? status : `${method} ${status}`
     let series = seen.get(key)
     if (series === undefined) {
-      const labels: HttpLabels = { method, route, status: String(status) }
-      series = metrics.http.series(labels)
+      series = metrics.http.series({ method, route, status: String(status) })
       seen.set(key, series)
     }
     return series
   }
+}
+
+/** An onResponse hook for one route: its series found by the status. */
+function seriesHook(metrics: Metrics, route: string, methods: readonly string[]) {
+  const seriesOf = routeSeries(metrics, route, methods)
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     seriesOf(request.method, reply.statusCode).observe(reply.elapsedTime / 1000)
     done()

@@ -1,6 +1,7 @@
 import cors from '@fastify/cors'
 import Fastify, { type InjectOptions } from 'fastify'
 import { describe, expect, it } from 'vitest'
+import { setAnswerHeaders } from '../../src/api/common-headers.ts'
 import { registerCors } from '../../src/api/cors.ts'
 
 // The app answers CORS with its own hook (src/api/cors.ts says why); @fastify/cors, kept for this comparison, must
@@ -36,9 +37,9 @@ describe('CORS', () => {
       const library = Fastify()
       await library.register(cors, { origin: origins === '*' ? '*' : [...origins], ...policy, maxAge: 600 })
       const ours = Fastify()
-      const addCorsHeaders = registerCors(ours, { origins, ...policy, maxAgeSeconds: 600 })
+      const corsHeaders = registerCors(ours, { origins, ...policy, maxAgeSeconds: 600 })
       ours.addHook('onRequest', (request, reply, done) => {
-        addCorsHeaders(request, reply)
+        setAnswerHeaders(corsHeaders, request, reply)
         done()
       })
       for (const app of [library, ours]) {

@@ -8,10 +8,16 @@ import { VerifyError } from '../../verify/errors.ts'
 import type { VerifiedResult } from '../../verify/result-cache.ts'
 import { parseTxHashParam } from '../../verify/tx-hash-param.ts'
 import type { AppInstance } from '../app-types.ts'
+import { clientAddress } from '../client-address.ts'
 import { domainProblem } from '../domain-problems.ts'
+import { etagMatches } from '../etag.ts'
+import { routeSeries } from '../metrics.ts'
 import { ProblemSchema } from '../problem.ts'
+import { verifyEarlyAnswer } from './verify-early-answer.ts'
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+const PATH_PREFIX = '/api/verify/'
+const ROUTE = `${PATH_PREFIX}:txHash`
 /** How often an instance adds its per-IP counts to Redis and learns the fleet's (batched-redis-store.ts). */
 const PER_IP_SYNC_MS = 100
 const HEX_HASH = z.string().regex(LOWER_HEX_HASH)
@@ -102,8 +108,27 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
     syncIntervalMs: PER_IP_SYNC_MS,
   })
 
+  // A fresh hit is answered before Fastify routes the request (verify-early-answer.ts); the route answers the rest.
+  const { countEarly } = limitPerIp
+  if (countEarly === undefined) throw new Error('The per-IP verify limit must count requests before they are routed')
+  app.earlyAnswers.add(
+    verifyEarlyAnswer({
+      pathPrefix: PATH_PREFIX,
+      service,
+      countEarly,
+      headers: app.answerHeaders,
+      lifecycle: app.lifecycle,
+      clientAddress: clientAddress(config.trustProxy),
+      seriesOf: routeSeries(app.deps.metrics, ROUTE, ['GET']),
+      log: app.log,
+      nextRequestId: app.earlyAnswers.nextRequestId,
+      freshCacheControl,
+      contentType: JSON_CONTENT_TYPE,
+    }),
+  )
+
   app.get(
-    '/api/verify/:txHash',
+    ROUTE,
     {
       onRequest: limitPerIp.onRequest,
       validatorCompiler: txHashParamsValidator,
@@ -156,14 +181,4 @@ function sendVerified(
   if (etagMatches(ifNoneMatch, result.etag)) reply.code(304).send()
   // The stored string goes out as is: Fastify passes a string with a JSON content type through unserialized.
   else reply.header('content-type', JSON_CONTENT_TYPE).send(result.body)
-}
-
-/** If-None-Match holds `*` or a list of tags, weak ones compared by their opaque part (RFC 9110 §13.1.2). */
-function etagMatches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false
-  if (header === etag) return true
-  return header.split(',').some((tag) => {
-    const trimmed = tag.trim()
-    return trimmed === '*' || trimmed === etag || trimmed === `W/${etag}`
-  })
 }
