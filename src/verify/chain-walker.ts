@@ -3,10 +3,11 @@ import { type IdentityAttestation, ZERO_TX_HASH } from '@docanchor/client'
 import type { Hash } from 'viem'
 import type { RawQuery } from '../db/database.ts'
 import { type AnchorRecord, type ChainEntry, toChainEntry } from './anchor-entry.ts'
-import { readIndexedChain } from './anchor-index.ts'
+import { type IndexedChain, readIndexedChain } from './anchor-index.ts'
 import type { AnchorLookup, AnchorReader } from './anchor-reader.ts'
 import type { ChainLinkIndex } from './chain-link-index.ts'
 import { AnchorNotFoundError, ChainTooDeepError } from './errors.ts'
+import type { IndexedChainCache } from './indexed-chain-cache.ts'
 
 export interface WalkDependencies {
   /** Runs the index lookup (the database handle's `query`). */
@@ -15,6 +16,8 @@ export interface WalkDependencies {
   links: ChainLinkIndex
   maxDepth: number
   maxSuccessors: number
+  /** Remembers the lookup's answers (an embedded database only: indexed-chain-cache.ts says why). */
+  indexCache?: IndexedChainCache | undefined
 }
 
 /** A chain entry with what the service attests about the account that relayed it (null: nothing, or unknown). */
@@ -54,11 +57,8 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
     deps.links.previousOf(txHash) === undefined
       ? []
       : [...predictedChain(txHash, known, deps, new Map()), ...deps.links.successorsOf(txHash)]
-  // The batch is sent first and the lookup starts a tick later: node:http writes a request to its socket only on the
-  // next tick, and PGlite runs a query on this thread, so a lookup started at once would hold the request back until
-  // the query had finished, and nothing would overlap.
   const earlyRead = early.length > 0 ? readInto(early) : undefined
-  const lookup = nextTick().then(() => readIndexedChain(deps.query, txHash, deps))
+  const lookup = lookupIndex(deps, txHash)
   // Either failing fails the walk; Promise.all also handles the other's later rejection.
   const [indexed] = await Promise.all([lookup, earlyRead])
   const indexedLinks = new Map<Hash, Hash>()
@@ -144,6 +144,18 @@ function predictedChain(
     hash = read === null ? undefined : (read?.previousTxHash ?? deps.links.previousOf(hash) ?? indexedLinks.get(hash))
   }
   return [...hashes]
+}
+
+/** The database's index of the chain, remembered or read. */
+function lookupIndex(deps: WalkDependencies, txHash: Hash): Promise<IndexedChain> {
+  const { indexCache } = deps
+  const remembered = indexCache?.get(txHash)
+  if (remembered !== undefined) return Promise.resolve(remembered)
+  const read = () => readIndexedChain(deps.query, txHash, deps)
+  // The batch is sent first and the lookup starts a tick later: node:http writes a request to its socket only on the
+  // next tick, and PGlite runs a query on this thread, so a lookup started at once would hold the request back until
+  // the query had finished, and nothing would overlap.
+  return nextTick().then(() => (indexCache ? indexCache.read(txHash, read) : read()))
 }
 
 function nextTick(): Promise<void> {

@@ -4,11 +4,15 @@ import fp from 'fastify-plugin'
 import { Counter } from 'prom-client'
 import { AnchorReader } from '../../verify/anchor-reader.ts'
 import { ChainLinkIndex } from '../../verify/chain-link-index.ts'
+import { IndexedChainCache } from '../../verify/indexed-chain-cache.ts'
 import { RedisResultCache } from '../../verify/redis-result-cache.ts'
 import { LruResultCache, type ResultCache } from '../../verify/result-cache.ts'
 import { TieredResultCache } from '../../verify/tiered-result-cache.ts'
 import { VerifyService } from '../../verify/verify-service.ts'
 import type { AppInstance } from '../app-types.ts'
+
+/** The channel of the anchors trigger (drizzle/0006_anchor_changes.sql). */
+const ANCHORS_CHANGED = 'anchors_changed'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -31,6 +35,15 @@ export const verifyPlugin = fp(
         })
       : local
 
+    // An embedded database announces every change to anchors; its lookups are remembered until then.
+    let indexCache: IndexedChainCache | undefined
+    if (database.kind === 'pglite') {
+      const cache = new IndexedChainCache(settings.cacheMaxEntries)
+      const stopListening = await database.pglite.listen(ANCHORS_CHANGED, () => cache.anchorsChanged())
+      app.addHook('onClose', () => stopListening())
+      indexCache = cache
+    }
+
     const counter = (name: string, help: string) => new Counter({ name, help, registers: [metrics.registry] })
     app.decorate(
       'verify',
@@ -46,6 +59,7 @@ export const verifyPlugin = fp(
           links: new ChainLinkIndex(settings.linkCacheMaxHashes),
           maxDepth: settings.maxDepth,
           maxSuccessors: settings.maxSuccessors,
+          indexCache,
         },
         cache,
         cacheTtlSeconds: settings.cacheTtlSeconds,
