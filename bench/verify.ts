@@ -1,8 +1,10 @@
 // GET /api/verify/:txHash under load, each figure next to its limit measured in the same run:
-// - cached: autocannon (100 connections) against the verify route and against a bare route of the same app returning
-//   the same bytes with the same headers (same hooks: CORS, metrics, nosniff); also a plain Fastify instance sending
-//   the same bytes and headers (the floor of issue 18).
-// - uncached (result cache off, no receipt final): sequential latency for chains of depth 1, 10 and 50, against one
+// - cached: autocannon (100 connections) against the verify route (a cached answer is given before Fastify routes the
+//   request, src/api/early-answers.ts) and against a bare route of the same app returning the same bytes with the same
+//   headers through Fastify (same hooks: CORS, metrics, nosniff); also a plain Fastify instance sending the same bytes
+//   and headers (the floor of issue 18).
+// - uncached (result cache off, no receipt final; on PGlite the database's index of the chain is remembered until
+//   anchors change, src/verify/indexed-chain-cache.ts): sequential latency for chains of depth 1, 10 and 50, against one
 //   raw JSON-RPC batch fetching the same receipts straight from anvil; and RPC round trips per request.
 // The server runs in a child process so that the load generator does not share its event loop.
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -224,7 +226,9 @@ async function uncachedFigures(
   child: ChildProcess,
 ): Promise<RatioRow[]> {
   const rows: RatioRow[] = []
-  console.log(`uncached (result cache off, no receipt final): ${UNCACHED_SAMPLES} sequential requests per depth`)
+  console.log(
+    `uncached (result cache off, no receipt final, PGlite's index remembered): ${UNCACHED_SAMPLES} sequential requests per depth`,
+  )
   for (const depth of DEPTHS) {
     const url = `${uncachedUrl}/api/verify/${ready.tips[depth]}`
     const floorBody = JSON.stringify(
