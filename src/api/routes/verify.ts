@@ -109,6 +109,7 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
   })
 
   // A fresh hit is answered before Fastify routes the request (verify-early-answer.ts); the route answers the rest.
+  // What the route sends for a fresh hit, the early answer must send too: test/api/verify-early-answer.test.ts compares.
   const { countEarly } = limitPerIp
   if (countEarly === undefined) throw new Error('The per-IP verify limit must count requests before they are routed')
   app.earlyAnswers.add(
