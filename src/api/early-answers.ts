@@ -13,6 +13,8 @@ export type EarlyAnswer = (request: IncomingMessage, response: ServerResponse) =
 
 interface ServerSettings {
   http?: object
+  https?: unknown
+  http2?: unknown
   keepAliveTimeout: number
   requestTimeout: number
   connectionTimeout: number
@@ -24,6 +26,8 @@ export function serverWithEarlyAnswers(answers: readonly EarlyAnswer[]): Fastify
   return (fastifyHandler, options) => {
     // The settings Fastify gives a server of its own making; its options carry its defaults by now.
     const settings = options as unknown as ServerSettings
+    // The service speaks plain HTTP/1.1 behind its TLS-terminating proxy; a server of another kind is not made here.
+    if (settings.https || settings.http2) throw new Error('Early answers are served over plain HTTP/1.1 only')
     const server = createServer(settings.http ?? {}, (request, response) => {
       for (const answer of answers) if (answer(request, response)) return
       fastifyHandler(request, response)

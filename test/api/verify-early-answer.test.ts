@@ -92,10 +92,14 @@ describe('the early answer of GET /api/verify/:txHash', () => {
     expect(first.headers['strict-transport-security']).toBe('max-age=600; includeSubDomains')
   })
 
-  it('keeps the server settings Fastify gives a server of its own', async () => {
+  it('keeps the server settings Fastify gives a server of its own, and makes no server of another kind', async () => {
     const { app } = await listeningApp()
     expect(app.server.keepAliveTimeout).toBe(72_000)
     expect(app.server.requestTimeout).toBe(0)
+    const settings = { keepAliveTimeout: 5_000, requestTimeout: 0, connectionTimeout: 0, maxRequestsPerSocket: 0 }
+    const make = serverWithEarlyAnswers([])
+    expect(() => make(() => {}, { ...settings, https: {} })).toThrow(/plain HTTP/)
+    expect(() => make(() => {}, { ...settings, http2: true })).toThrow(/plain HTTP/)
   })
 
   it('counts every request once under the per-IP limit, whichever path answers it', async () => {
