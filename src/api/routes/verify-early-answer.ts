@@ -38,15 +38,16 @@ export function verifyEarlyAnswer(options: VerifyEarlyAnswerOptions): EarlyAnswe
   // with the answer's own headers (~2 µs).
   const always = [...Object.entries(headers.always).flat(), 'cache-control', options.freshCacheControl]
   return (request: IncomingMessage, response: ServerResponse): boolean => {
-    const startedAt = performance.now()
     const { url } = request
     if (request.method !== 'GET' || url === undefined || !url.startsWith(pathPrefix) || lifecycle.shuttingDown) {
       return false
     }
+    const startedAt = performance.now()
     // The two spellings' patterns refuse `?`, `/` and `%`: a query string or an encoded character goes to the route.
     const txHash = parseTxHashParam(url.slice(pathPrefix.length))
-    const ip = txHash === undefined ? undefined : clientAddress(request)
-    if (txHash === undefined || ip === undefined) return false
+    if (txHash === undefined) return false
+    const ip = clientAddress(request)
+    if (ip === undefined) return false
     // Counted here whoever answers; the route's limit hook takes this verdict.
     if (countEarly(request, ip) !== undefined) return false
     const hit = service.freshHit(txHash)
