@@ -26,7 +26,7 @@ export interface FaultResult {
   recoveredAt: number | undefined
 }
 
-/** The seven faults spread over `seconds` of workload; `baseFeeSeconds` is how long the fee spike lasts. */
+/** The eight faults spread over `seconds` of workload; `baseFeeSeconds` is how long the fee spike lasts. */
 export function faultSchedule(seconds: number): Fault[] {
   const compressed = seconds < 120
   const baseFeeSeconds = compressed ? 15 : 60
@@ -89,6 +89,23 @@ export function faultSchedule(seconds: number): Fault[] {
         spike = setInterval(set, 500)
       },
       heal: async () => clearInterval(spike),
+    },
+    {
+      name: 'first RPC endpoint drops every 10th send answer, refusing connections 1 s, for 20 s',
+      lasts: 20,
+      inject: async (world) => {
+        // As a provider's load balancer losing a backend: the send reached the node, its answer is lost, and the next
+        // connections are refused (the service then sends through the second endpoint).
+        let sends = 0
+        world.throttle.intercept = (calls) => {
+          if (!calls.some((call) => call.method === 'eth_sendRawTransaction')) return undefined
+          sends += 1
+          return sends % 10 === 0 ? { refuseConnectionsMs: 1_000 } : undefined
+        }
+      },
+      heal: async (world) => {
+        world.throttle.intercept = undefined
+      },
     },
     {
       name: 'first RPC endpoint answers 429 for 10 s',

@@ -12,7 +12,10 @@ import { type AnvilInstance, startAnvil } from '../../src/chain/anvil.ts'
 import { anvilAccount, anvilPrivateKey } from '../../src/chain/anvil-accounts.ts'
 import { runDeployCommand } from '../../src/cli/deploy-command.ts'
 import { type SmtpInbox, startSmtpInbox } from '../../test/auth/smtp-inbox.ts'
+import { startOpensslTsa } from '../../test/helpers/openssl-tsa.ts'
+import { provisionPdfSigningKey } from '../../test/helpers/pdf-signing-token.ts'
 import { type RpcProxy, startRpcProxy } from '../../test/helpers/rpc-proxy.ts'
+import { createSoftHsmToken } from '../../test/helpers/softhsm.ts'
 import { freePort } from './free-port.ts'
 import { type LoadBalancer, startLoadBalancer } from './load-balancer.ts'
 import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.ts'
@@ -51,13 +54,21 @@ export async function startWorld(log: (line: string) => void, logDir: string): P
     teardown.length = 0
   }
   try {
-    const [postgres, redis, anvil, inbox] = await Promise.all([
+    const [postgres, redis, anvil, inbox, tsa] = await Promise.all([
       startPostgresCluster(),
       startPrivateRedis(),
       // A loaded machine (CI shares its cores) can take far longer than anvil's usual milliseconds to answer.
       startAnvil({ blockTime: 1, readyTimeoutMs: 60_000 }),
       startSmtpInbox(),
+      startOpensslTsa(),
     ])
+    // Production signs PDFs with a key on a token and timestamps them at a real TSA.
+    const token = createSoftHsmToken('soak')
+    teardown.push(
+      async () => token.remove(),
+      () => tsa.close(),
+    )
+    const pdfKey = await provisionPdfSigningKey(token)
     teardown.push(
       () => postgres.stop(),
       () => redis.stop(),
@@ -81,7 +92,8 @@ export async function startWorld(log: (line: string) => void, logDir: string): P
       PORT: String(port),
       LOG_LEVEL: 'warn',
       PUBLIC_URL: 'https://anchor.example',
-      TRUST_PROXY: 'true',
+      // HAProxy on loopback is the only proxy: the address it adds to X-Forwarded-For is the client's.
+      TRUST_PROXY: '127.0.0.1',
       DATABASE_URL: databaseUrl,
       REDIS_URL: redis.url,
       RPC_URL: `${throttle.url},${anvil.rpcUrl}`,
@@ -91,6 +103,8 @@ export async function startWorld(log: (line: string) => void, logDir: string): P
       // Production refuses to start without it; the soak reads the chain and the database, not /metrics.
       METRICS_TOKEN: randomBytes(32).toString('hex'),
       SMTP_URL: inbox.url,
+      ...pdfKey.env,
+      TSA_URL: tsa.url,
       // The soak's users all come from 127.0.0.1 and sign many documents: the limits are not what it measures.
       PLANS: 'free:1000000',
       RELAY_PER_USER_PER_MINUTE: '100000',

@@ -1,9 +1,12 @@
 // The background loop that finishes every relay: confirms, re-sends dropped transactions, replaces stuck ones with
 // bumped fees, adopts whichever hash of a nonce got mined, re-sends after reorgs, fills nonce gaps. It reads all of its
 // work from the database, so after a restart (or in another process) it picks up everything still open.
-import type { Address, TransactionReceipt } from 'viem'
-import { recordReceipt } from './actions/record-receipt.ts'
+import type { Address, Hex, TransactionReceipt } from 'viem'
+import { blockOrNull, receiptOrNull, transactionOrNull } from '../chain/definite-reads.ts'
+import { type ExpectedAnchor, recordReceipt } from './actions/record-receipt.ts'
 import { resync } from './actions/resync.ts'
+import { sendInOrder } from './actions/send-in-order.ts'
+import { nonceHolder } from './actions/send-signed.ts'
 import { signAndAttach } from './actions/sign-and-attach.ts'
 import {
   addReplacement,
@@ -16,9 +19,10 @@ import {
   unsignedAnchors,
 } from './outbox/monitor-queries.ts'
 import { reissueAnchor } from './outbox/reservations.ts'
-import { accountOf, type RelayContext, slotOf } from './relay-context.ts'
+import type { Slot } from './outbox/slot.ts'
+import { accountOf, lineOf, type RelayContext, slotOf } from './relay-context.ts'
 import { drainingRelayers } from './relayer-drains.ts'
-import { broadcastRaw } from './send-raw.ts'
+import type { Sendable, SendOutcome } from './send-outcome.ts'
 import { resign } from './signing.ts'
 
 /** A live request stores its signed transaction milliseconds after the reservation; this is long past that. */
@@ -76,6 +80,7 @@ export class RelayMonitor {
     const { context } = this
     const { client, chainId } = context.chain
     await context.pool.refreshBalances().catch(() => {})
+    await context.contract.check()
     context.pool.setDraining(await drainingRelayers(context.db, chainId))
     for (const { account, address } of context.pool.all) {
       if (this.resynced.has(address)) continue
@@ -120,57 +125,71 @@ export class RelayMonitor {
     const { context } = this
     const { client } = context.chain
     const { settings, log, db } = context
-    const anchorId = group.txs[0]!.anchorId
-    const receipts = await Promise.all(
-      group.txs.map((t) => client.getTransactionReceipt({ hash: t.txHash }).catch(() => null)),
-    )
+    const first = group.txs[0]!
+    const anchorId = first.anchorId
+    const hashes = group.txs.map((t) => t.txHash)
+    // A failed read proves nothing: the nonce waits for the next pass.
+    const receipts = await Promise.all(hashes.map((hash) => receiptOrNull(client, hash))).catch(() => undefined)
+    if (!receipts) return false
     const mined = receipts.find((r): r is TransactionReceipt => r !== null)
     if (mined) {
       if (head - mined.blockNumber + 1n < BigInt(settings.confirmations)) return false
       if (anchorId === null) await markFillerDone(db, mined.transactionHash.toLowerCase(), 'mined')
-      else await recordReceipt(context, anchorId, mined)
+      else await recordReceipt(context, expectedAnchor(first), mined)
       return false
     }
 
     const account = accountOf(context, group.relayer)
     if (!account) return false
     const slot = slotOf(context, group.relayer)
+    // A request of this process is about to send this nonce itself (it waits for its turn in nonce order).
+    if (lineOf(context, slot).isComing(group.nonce)) return false
     if (latestCount > group.nonce) {
-      // Mined, but none of our hashes: something else used this nonce. The anchor moves to a fresh nonce.
+      // Mined, but none of our hashes (each asked again, with the count, of one node): another transaction used it.
+      if ((await nonceHolder(context, slot, group.nonce, hashes)) !== 'another') return false
       if (anchorId === null) {
         for (const t of group.txs) await markFillerDone(db, t.txHash, 'failed')
         return false
       }
-      if (group.txs[0]!.anchorStatus === 'confirmed') {
+      if (first.anchorStatus === 'confirmed') {
         log.error({ anchorId, nonce: group.nonce }, 'ALERT a confirmed anchor was reorged out and its nonce reused')
         return false
       }
       log.warn({ anchorId, nonce: group.nonce }, 'nonce used by another transaction: re-signing the anchor')
       const fees = await context.fees.current()
-      const { tx } = await reissueAnchor(db, slot, anchorId, (nonce) =>
-        resign(account, newestOf(group).raw, fees, nonce),
+      const { tx, nonce } = await reissueAnchor(db, slot, anchorId, (next) =>
+        resign(account, newestOf(group).raw, fees, next),
       )
-      await broadcastRaw(client, tx.raw)
+      await this.send(slot, { ...tx, nonce })
       return false
     }
 
     const newest = newestOf(group)
     const age = Date.now() - newest.createdAt.getTime()
+    const sendable = { raw: newest.raw, hash: newest.txHash, nonce: group.nonce }
     if (anchorId === null && newest.status === 'signed') {
       // An unsent filler: a relay may still reuse its nonce; send it only when anchors wait behind it.
       if (age < settings.stuckAfterMs || highestAnchorNonce < group.nonce) return false
       if (!(await claimForBroadcast(db, newest.txHash))) return false
-      await broadcastRaw(client, newest.raw)
+      await this.send(slot, sendable)
       return false
     }
-    const known = await client.getTransaction({ hash: newest.txHash }).catch(() => null)
-    if (!known) {
+    const known = await transactionOrNull(client, newest.txHash).catch(() => undefined)
+    if (known === undefined) return false
+    // A transaction only its request has sent so far is claimed before the monitor sends it or replaces it, so that
+    // request no longer withdraws it.
+    let claimed = newest.status !== 'signed'
+    if (known === null) {
       // Dropped by the node (or never sent): the very same transaction again, before any thought of a higher fee.
-      if (newest.status === 'signed' && !(await claimForBroadcast(db, newest.txHash))) return false
-      const outcome = await broadcastRaw(client, newest.raw)
-      log.info({ nonce: group.nonce, txHash: newest.txHash, outcome }, 're-sent a transaction the node did not have')
-      // Refused as it is (its fee fell below the base fee, typically): only a replacement can move the nonce now.
-      if (outcome !== 'rejected' && outcome !== 'underpriced') return false
+      if (!claimed && !(await claimForBroadcast(db, newest.txHash))) return false
+      claimed = true
+      const outcome = await this.send(slot, sendable, hashes)
+      log.info(
+        { nonce: group.nonce, txHash: newest.txHash, outcome: outcome.kind, reason: reasonOf(outcome) },
+        're-sent a transaction the node did not have',
+      )
+      // Refused on its fee (which fell below the base fee, typically): only a replacement can move the nonce now.
+      if (outcome.kind !== 'underpriced') return false
     } else if (age < settings.stuckAfterMs) return false
     // A confirmed anchor back on the open list was reorged out: only ever re-send its very transaction.
     if (group.txs.some((t) => t.anchorStatus === 'confirmed')) return false
@@ -182,19 +201,25 @@ export class RelayMonitor {
           'ALERT transaction stuck at the fee cap: re-sending at the cap; other relayers take new work',
         )
       }
-      await broadcastRaw(client, newest.raw)
+      await this.send(slot, sendable, hashes)
       return true
     }
+    if (!claimed && !(await claimForBroadcast(db, newest.txHash))) return false
     const current = await context.fees.current().catch(() => newest.fees)
     const bumped = await resign(account, newest.raw, context.fees.bump(newest.fees, settings.feeBumpPercent, current))
-    await addReplacement(db, slot, { anchorId, nonce: group.nonce }, bumped)
+    if (!(await addReplacement(db, slot, { anchorId, nonce: group.nonce }, bumped))) return false
     context.watcher.follow(newest.txHash, bumped.hash)
-    const outcome = await broadcastRaw(client, bumped.raw)
+    const outcome = await this.send(slot, { ...bumped, nonce: group.nonce }, [...hashes, bumped.hash])
     log.info(
-      { nonce: group.nonce, txHash: bumped.hash, replaces: newest.txHash, outcome },
+      { nonce: group.nonce, txHash: bumped.hash, replaces: newest.txHash, outcome: outcome.kind },
       'stuck transaction replaced',
     )
     return false
+  }
+
+  /** The monitor's sends go in nonce order too; it does not wait for a gap another request may still fill. */
+  private send(slot: Slot, tx: Sendable, ownAtNonce?: readonly Hex[]): Promise<SendOutcome> {
+    return sendInOrder(this.context, slot, tx, { until: Date.now(), ownAtNonce })
   }
 
   /**
@@ -213,11 +238,15 @@ export class RelayMonitor {
       const signed = await signAndAttach(context, slot, account, { ...anchor, anchorId: anchor.id }, fees)
       if (!signed || !(await claimForBroadcast(context.db, signed.hash))) continue
       context.log.warn({ anchorId: anchor.id, nonce: anchor.nonce }, 'signed an anchor its request left unsigned')
-      await broadcastRaw(context.chain.client, signed.raw)
+      await this.send(slot, { ...signed, nonce: anchor.nonce })
     }
   }
 
-  /** Confirmed anchors whose block no longer holds their transaction: re-record or re-send the same transaction. */
+  /**
+   * Confirmed anchors whose block no longer holds their transaction: re-record or re-send the same transaction. Only
+   * an answer is evidence: a block the node returned without the transaction, and no receipt for it anywhere. A read
+   * that failed, or a block the node does not have (one behind its peers), leaves the anchor for the next pass.
+   */
   private async watchReorgs(head: bigint): Promise<void> {
     const { context } = this
     const { client } = context.chain
@@ -227,21 +256,34 @@ export class RelayMonitor {
     for (const anchor of recent) byBlock.set(anchor.blockNumber, [...(byBlock.get(anchor.blockNumber) ?? []), anchor])
     await Promise.all(
       [...byBlock].map(async ([blockNumber, anchors]) => {
-        const block = await client.getBlock({ blockNumber: BigInt(blockNumber) }).catch(() => null)
-        const included = new Set((block?.transactions ?? []).map((h) => h.toLowerCase()))
+        const block = await blockOrNull(client, BigInt(blockNumber)).catch(() => null)
+        if (!block) return
+        const included = new Set(block.transactions.map((h) => (typeof h === 'string' ? h : h.hash).toLowerCase()))
         for (const anchor of anchors) {
           if (included.has(anchor.txHash)) continue
-          const receipt = await client.getTransactionReceipt({ hash: anchor.txHash }).catch(() => null)
+          const receipt = await receiptOrNull(client, anchor.txHash).catch(() => undefined)
+          if (receipt === undefined) continue
           if (receipt) {
-            await recordReceipt(context, anchor.anchorId, receipt)
+            await recordReceipt(context, { ...anchor, id: anchor.anchorId }, receipt)
             continue
           }
-          context.log.warn({ txHash: anchor.txHash }, 'confirmed anchor reorged out: re-sending the same transaction')
+          context.log.warn(
+            { txHash: anchor.txHash, blockNumber, blockHash: block.hash },
+            'confirmed anchor reorged out: re-sending the same transaction',
+          )
           await reopenMined(context.db, anchor.txHash)
         }
       }),
     )
   }
+}
+
+function expectedAnchor(tx: OpenTransaction): ExpectedAnchor {
+  return { id: tx.anchorId!, compositeHash: tx.compositeHash!, previousTxHash: tx.previousTxHash! }
+}
+
+function reasonOf(outcome: SendOutcome): string | undefined {
+  return 'reason' in outcome ? outcome.reason : undefined
 }
 
 interface NonceGroup {

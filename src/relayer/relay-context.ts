@@ -4,15 +4,18 @@
 import type { Address } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
 import type { ChainContext } from '../chain/chain-context.ts'
+import { ContractWatch } from '../chain/contract-check.ts'
 import type { RelaySettings } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { FeeOracle } from './fees.ts'
 import { GroupCommit } from './group-commit.ts'
 import { type AnchorRow, type Mined, markMined } from './outbox/anchors.ts'
-import type { Slot } from './outbox/nonces.ts'
 import type { Attachment, NewAnchor, Quota, ReserveResult } from './outbox/reservations.ts'
+import type { Slot } from './outbox/slot.ts'
 import { ReceiptWatcher } from './receipt-watcher.ts'
+import type { AnchorFailure } from './relay-metrics.ts'
 import { RelayerPool, type RelayLogger } from './relayer-pool.ts'
+import { SendLine } from './send-line.ts'
 
 export interface RelayerDependencies {
   db: Database
@@ -22,11 +25,17 @@ export interface RelayerDependencies {
   pollingIntervalMs: number
   log: RelayLogger
   onBalance?: (address: Address, ether: number) => void
+  /** An anchor's transaction was mined without its anchor (reverted, or no event: the contract is not there). */
+  onAnchorFailed?: (reason: AnchorFailure) => void
+  /** The relayer's view of the contract changed: missing (or another chain) stops new anchors. */
+  onContractMissing?: (missing: boolean) => void
 }
 
 export interface RelayContext extends RelayerDependencies {
   fees: FeeOracle
   watcher: ReceiptWatcher
+  /** Whether the node still serves the contract: no new anchors while it is known missing. */
+  contract: ContractWatch
   pool: RelayerPool
   /** Writes shared by concurrent relays, one batcher per relayer slot (each holds its own nonce row). */
   batches: {
@@ -37,6 +46,8 @@ export interface RelayContext extends RelayerDependencies {
   }
   /** Per relayer: its nonce row exists (created from the chain's count once per process, or by a resync). */
   nonceRows: Map<string, Promise<void>>
+  /** Per relayer: which of its nonces the node holds, and which this process is about to send (send-in-order.ts). */
+  lines: Map<string, SendLine>
 }
 
 export function createRelayContext(deps: RelayerDependencies): RelayContext {
@@ -44,6 +55,13 @@ export function createRelayContext(deps: RelayerDependencies): RelayContext {
     ...deps,
     fees: new FeeOracle(deps.chain.client, deps.settings),
     watcher: new ReceiptWatcher(deps.chain.client, deps.pollingIntervalMs),
+    contract: new ContractWatch(deps.chain.client, deps.chain.chainId, deps.chain.contractAddress, (state, was) => {
+      deps.onContractMissing?.(state !== 'ok')
+      const where = { contract: deps.chain.contractAddress, chainId: deps.chain.chainId, state }
+      if (state !== 'ok')
+        deps.log.error({ ...where, was }, 'ALERT the node does not serve the contract: relays are refused')
+      else if (was !== 'unknown') deps.log.info(where, 'the node serves the contract again: relays resume')
+    }),
     pool: new RelayerPool(
       deps.chain.relayers,
       deps.chain.client,
@@ -58,12 +76,22 @@ export function createRelayContext(deps: RelayerDependencies): RelayContext {
       confirmations: new GroupCommit((items: Mined[]) => markMined(deps.db, items)),
     },
     nonceRows: new Map(),
+    lines: new Map(),
   }
 }
 
 /** Where a relayer's rows live: its address lower-case, as the database stores it. */
 export function slotOf(context: RelayContext, address: Address): Slot {
   return { chainId: context.chain.chainId, relayer: address.toLowerCase() as Address }
+}
+
+export function lineOf(context: RelayContext, slot: Slot): SendLine {
+  let line = context.lines.get(slot.relayer)
+  if (!line) {
+    line = new SendLine()
+    context.lines.set(slot.relayer, line)
+  }
+  return line
 }
 
 /** The key of a relayer address (any case); undefined for an address not among the service's keys. */

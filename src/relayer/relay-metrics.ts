@@ -1,4 +1,5 @@
-// The relayer's Prometheus series: outcomes of relay requests, open anchors, relayer balances.
+// The relayer's Prometheus series: outcomes of relay requests, open anchors, relayer balances, anchors that failed on
+// chain, and whether the node serves the contract.
 import { Counter, Gauge, type Registry } from 'prom-client'
 
 /** The `outcome` label of relay_outcomes_total; the failures' labels come from src/api/domain-problems.ts. */
@@ -12,10 +13,15 @@ export type RelayOutcomeLabel =
   | 'user_gone'
   | 'chain_unavailable'
 
+/** Why an anchor's transaction was mined without its anchor: it reverted, or succeeded without the event. */
+export type AnchorFailure = 'reverted' | 'no_event'
+
 export interface RelayMetrics {
   outcomes: Counter<'outcome'>
   pending: Gauge
   balance: Gauge<'relayer'>
+  failedOnChain: Counter<'reason'>
+  contractMissing: Gauge
   count(outcome: RelayOutcomeLabel): void
 }
 
@@ -37,6 +43,17 @@ export function createRelayMetrics(registry: Registry): RelayMetrics {
       name: 'relayer_balance_ether',
       help: 'Balance of each relayer key, in ether',
       labelNames: ['relayer'],
+      registers: [registry],
+    }),
+    failedOnChain: new Counter({
+      name: 'relay_anchors_failed_total',
+      help: 'Anchor transactions mined without their anchor: reverted, or successful without the DocumentAnchored event (no_event)',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    contractMissing: new Gauge({
+      name: 'relay_contract_missing',
+      help: '1 while the node serves no anchoring contract at CONTRACT_ADDRESS (or another chain): relays are refused',
       registers: [registry],
     }),
     count: (outcome) => outcomes.inc({ outcome }),

@@ -23,9 +23,9 @@ import {
   isConfirmedAnchor,
   UNSIGNED_PREFIX,
 } from './outbox/anchors.ts'
-import type { Slot } from './outbox/nonces.ts'
 import { quotaPeriod } from './outbox/reservations.ts'
-import { type RelayContext, slotOf } from './relay-context.ts'
+import type { Slot } from './outbox/slot.ts'
+import { lineOf, type RelayContext, slotOf } from './relay-context.ts'
 
 export interface RelayRequest {
   userId: string
@@ -64,8 +64,12 @@ async function relayWith(
   slot: Slot,
   account: LocalAccount,
 ): Promise<RelayResult> {
+  const until = Date.now() + context.settings.waitMs
   let fees: Fees
   try {
+    if (context.contract.missing) {
+      throw new ChainUnavailableError('The blockchain node does not serve the anchoring contract now; try again later')
+    }
     fees = await orChainUnavailable(() => context.fees.current())
     await orChainUnavailable(() => prepareNonceRow(context, slot, account))
   } catch (error) {
@@ -93,29 +97,34 @@ async function relayWith(
   }
   if (reserved.kind === 'no_user') throw new UserGoneError()
 
-  const anchor = { anchorId: reserved.anchorId, nonce: reserved.nonce, compositeHash, previousTxHash }
-  const tx = await signAndAttach(context, slot, account, anchor, fees).catch((error: unknown) => {
-    if (error instanceof ChainUnavailableError) {
-      context.log.warn(
-        { relayer: slot.relayer, anchorId: anchor.anchorId },
-        'relayer key could not sign: left to the monitor',
-      )
-    }
-    throw error
-  })
-  // The monitor signed it first (it took the reservation for abandoned): the anchor answers as it stands.
-  if (!tx) return current(context, anchor.anchorId)
+  const line = lineOf(context, slot)
+  line.expect(reserved.nonce)
+  try {
+    const anchor = { anchorId: reserved.anchorId, nonce: reserved.nonce, compositeHash, previousTxHash }
+    const tx = await signAndAttach(context, slot, account, anchor, fees).catch((error: unknown) => {
+      if (error instanceof ChainUnavailableError) {
+        context.log.warn(
+          { relayer: slot.relayer, anchorId: anchor.anchorId },
+          'relayer key could not sign: left to the monitor',
+        )
+      }
+      throw error
+    })
+    // The monitor signed it first (it took the reservation for abandoned): the anchor answers as it stands.
+    if (!tx) return current(context, anchor.anchorId)
 
-  const sent = await broadcast(context, { slot, account, anchor: { ...anchor, userId, period }, tx, fees })
-  if (sent.kind === 'withdrawn') {
-    throw new ChainUnavailableError('The blockchain node refused or did not take the transaction')
-  }
-  if (sent.kind === 'sent') {
-    const receipt = await waitMined(context, sent.tx.hash, context.settings.waitMs)
-    const mined = receipt && (await recordReceipt(context, anchor.anchorId, receipt))
+    const sent = await broadcast(context, { slot, account, anchor: { ...anchor, userId, period }, tx, fees, until })
+    if (sent.kind === 'withdrawn') {
+      throw new ChainUnavailableError('The blockchain node refused the transaction', { cause: new Error(sent.reason) })
+    }
+    // Sent, or perhaps with the node (or soon, from the monitor): its receipt is awaited within the window either way.
+    const receipt = await waitMined(context, sent.tx.hash, Math.max(0, until - Date.now()))
+    const mined = receipt && (await recordReceipt(context, { ...request, id: anchor.anchorId }, receipt))
     if (mined) return { anchor: mined, created: true }
+    return current(context, anchor.anchorId)
+  } finally {
+    line.settle(reserved.nonce)
   }
-  return current(context, anchor.anchorId)
 }
 
 async function repeatOr(context: RelayContext, request: RelayRequest, error: unknown): Promise<RelayResult> {
@@ -152,7 +161,7 @@ async function repeat(context: RelayContext, request: RelayRequest, found: Ancho
     // Repeating the request is how a client waits: wait here as a first request would.
     const receipt = await waitMined(context, existing.txHash as Hex, waitMs).catch(() => null)
     if (receipt && receipt.transactionHash.toLowerCase() === existing.txHash) {
-      return { anchor: (await recordReceipt(context, existing.id, receipt)) ?? existing, created: false }
+      return { anchor: (await recordReceipt(context, existing, receipt)) ?? existing, created: false }
     }
   }
   return { anchor: existing, created: false }

@@ -1,10 +1,6 @@
 // Reads a DocumentAnchored event out of a transaction receipt, trusting only logs of the configured contract.
-import { type Address, type Hash, type Hex, type Log, toEventSelector } from 'viem'
-import { documentAnchorsAbi } from '../chain/document-anchors-artifact.ts'
-
-const DOCUMENT_ANCHORED = toEventSelector(
-  documentAnchorsAbi.find((item) => item.type === 'event' && item.name === 'DocumentAnchored')!,
-)
+import type { Address, Hash, Hex, Log } from 'viem'
+import { DOCUMENT_ANCHORED_TOPIC } from '../chain/document-anchored-event.ts'
 
 /** One anchor as verifiers see it; every hex value lower-case. */
 export interface ChainEntry {
@@ -39,7 +35,7 @@ export function anchorFromReceipt(receipt: ReceiptLike, contract: Address): Anch
   if (receipt.status !== 'success') return undefined
   const ours = contract.toLowerCase()
   for (const log of receipt.logs) {
-    if (log.address.toLowerCase() !== ours || log.topics[0] !== DOCUMENT_ANCHORED) continue
+    if (log.address.toLowerCase() !== ours || log.topics[0] !== DOCUMENT_ANCHORED_TOPIC) continue
     const event = decodeDocumentAnchored(log)
     if (event === undefined) continue
     return {

@@ -26,11 +26,14 @@ export interface StartTestChainOptions {
   /** More relayers to authorize at deploy, besides account 0. */
   relayers?: readonly Address[]
   anvil?: StartAnvilOptions
+  /** Another node implementation instead of anvil (test/helpers/other-nodes.ts), already started. */
+  node?: () => Promise<AnvilInstance>
 }
 
 export type TestWalletClient = WalletClient<HttpTransport, Chain, PrivateKeyAccount>
 
 export interface TestChain {
+  /** The node: anvil, or another implementation shaped as one. */
   anvil: AnvilInstance
   rpcUrl: string
   chain: Chain
@@ -45,7 +48,7 @@ export interface TestChain {
 }
 
 export async function startTestChain(options: StartTestChainOptions = {}): Promise<TestChain> {
-  const anvil = await startAnvil(options.anvil)
+  const anvil = options.node ? await options.node() : await startAnvil(options.anvil)
   try {
     const chain: Chain = {
       ...anvilChain,

@@ -4,12 +4,15 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { certificateOf, checkCmsSignature, pemCertificates } from '@docanchor/client'
 import { type Address, type Hash, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openPkcs11Relayers } from '../../src/relayer/signers/pkcs11-relayers.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { TEST_JWT_SECRET } from '../helpers/app.ts'
 import { createTestDatabase, type TestDatabase, testPostgresUrl } from '../helpers/database.ts'
+import { startOpensslTsa } from '../helpers/openssl-tsa.ts'
+import { provisionPdfSigningKey } from '../helpers/pdf-signing-token.ts'
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts'
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../helpers/softhsm.ts'
 import { newBody } from './relay-helpers.ts'
@@ -103,9 +106,14 @@ describe('RELAYER_SIGNER=pkcs11', () => {
       await database?.close()
     })
 
-    it('confirms concurrent relays once each, sent from the two token addresses', async () => {
+    it('confirms concurrent relays once each, sent from the two token addresses, and signs PDFs with a token key', async () => {
+      // Production signs PDFs too: a P-256 key on the same token, certified by a CA, timestamped by a real TSA.
+      const pdfKey = await provisionPdfSigningKey(token)
+      const tsa = await startOpensslTsa()
       server = await startServerProcess(
         tokenEnv({
+          ...pdfKey.env,
+          TSA_URL: tsa.url,
           NODE_ENV: 'production',
           DATABASE_URL: database.url!,
           SMTP_URL: 'smtp://127.0.0.1:2525',
@@ -127,6 +135,24 @@ describe('RELAYER_SIGNER=pkcs11', () => {
       expect(new Set(senders.map((sender) => sender.toLowerCase()))).toEqual(
         new Set(addresses.map((address) => address.toLowerCase())),
       )
+
+      const content = new TextEncoder().encode('a byte range')
+      const digest = Buffer.from(await crypto.subtle.digest('SHA-256', content)).toString('hex')
+      const response = await fetch(`${server.url}/api/pdf-signatures`, {
+        method: 'POST',
+        headers: { authorization: users[0]!.authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ txHash: txHashes[0], digest }),
+      })
+      expect(response.status).toBe(201)
+      const signed = (await response.json()) as { cms: string; signer: string; timestamp: { authority: string } }
+      expect(signed).toMatchObject({
+        signer: 'CN=Test Document Anchoring Service, O=Tests only, C=ZZ',
+        timestamp: { authority: 'Test TSA' },
+      })
+      const roots = [...pemCertificates(pdfKey.caPem), ...pemCertificates(tsa.caPem)].map(certificateOf)
+      const check = await checkCmsSignature(Buffer.from(signed.cms, 'base64'), content, roots)
+      expect(check).toMatchObject({ valid: true, trusted: true, timestamp: { valid: true, trusted: true } })
+      await tsa.close()
     }, 120_000)
 
     it('keeps relaying on the other key while one key hangs, and takes the hung key back once it answers', async () => {

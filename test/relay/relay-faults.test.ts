@@ -2,10 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAnvil } from '../../src/chain/anvil.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
+import { captureLogs, type LogCapture } from '../helpers/log-capture.ts'
 import { anchorNonces, count, expectContiguous, newBody, postRelay, query } from './relay-helpers.ts'
 
 async function snapshot(t: TestApp, userId: string) {
@@ -35,7 +37,7 @@ describe('POST /api/relay when the node goes away', () => {
     // transaction is already stored when the send fails.
     t = await createTestApp({
       testChain: chain,
-      env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_FEE_CACHE_MS: '600000', RELAY_WAIT_MS: '5000' },
+      env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_FEE_CACHE_MS: '600000', RELAY_WAIT_MS: '1500' },
     })
     user = await signInTestUser(t)
   })
@@ -45,32 +47,75 @@ describe('POST /api/relay when the node goes away', () => {
     await rm(dir, { recursive: true, force: true })
   })
 
-  it('answers 502 and leaves nothing behind, then recovers with contiguous nonces when the node is back', async () => {
+  it('keeps what it signed pending while the node is away, then sends it in nonce order once it is back', async () => {
     for (let i = 0; i < 2; i++) expect((await postRelay(t.app, user.headers, newBody())).statusCode).toBe(201)
     const before = await snapshot(t, user.id)
     const { port } = chain.anvil
     await chain.anvil.stop()
 
-    const single = await postRelay(t.app, user.headers, newBody())
-    expect(single.statusCode).toBe(502)
-    expect(single.json().code).toBe('CHAIN_UNAVAILABLE')
-    expect(single.body).not.toContain('127.0.0.1')
-    // Several at once: every nonce handed back, no filler left over.
-    const burst = await Promise.all(Array.from({ length: 5 }, () => postRelay(t.app, user.headers, newBody())))
-    expect(burst.map((r) => r.statusCode)).toEqual([502, 502, 502, 502, 502])
-    expect(await snapshot(t, user.id)).toEqual(before)
+    // A refused connection says nothing of whether an earlier attempt delivered the transaction: it stays pending,
+    // counted, holding its nonce, and nothing of it is withdrawn.
+    const bodies = Array.from({ length: 6 }, () => newBody())
+    const single = await postRelay(t.app, user.headers, bodies[0])
+    expect(single.statusCode).toBe(202)
+    expect(single.json()).toMatchObject({ status: 'pending', blockNumber: null })
+    const burst = await Promise.all(bodies.slice(1).map((body) => postRelay(t.app, user.headers, body)))
+    expect(burst.map((r) => r.statusCode)).toEqual([202, 202, 202, 202, 202])
+    expect(await snapshot(t, user.id)).toEqual({
+      anchors: before.anchors + 6,
+      transactions: before.transactions + 6,
+      nextNonce: before.nextNonce + 6,
+      anchorCount: before.anchorCount + 6,
+      used: before.used + 6,
+    })
 
     const restarted = await startAnvil({ port, stateFile: join(dir, 'state.json') })
     try {
-      const after = await postRelay(t.app, user.headers, newBody())
-      expect(after.statusCode).toBe(201)
+      await t.app.relayMonitor.tick() // sends them, lowest nonce first
+      await t.app.relayMonitor.tick() // records their receipts
+      const answers = [single, ...burst]
+      for (const [i, body] of bodies.entries()) {
+        const retry = await postRelay(t.app, user.headers, body)
+        expect(retry.statusCode).toBe(200)
+        expect(retry.json()).toMatchObject({ txHash: answers[i]!.json().txHash, status: 'confirmed' })
+      }
       const nonces = await anchorNonces(t.database.handle.db)
-      expect(nonces).toHaveLength(3)
+      expect(nonces).toHaveLength(8)
       expect(expectContiguous(nonces)).toBe(true)
       const onChain = await chain.publicClient.getTransactionCount({ address: chain.account(0).address })
-      expect(onChain).toBe(nonces[2]! + 1)
+      expect(onChain).toBe(nonces[7]! + 1)
     } finally {
       await restarted.stop()
     }
+  })
+})
+
+describe('POST /api/relay when the node refuses the transaction for good', () => {
+  let t: TestApp
+  let user: SignedInUser
+  let logs: LogCapture
+
+  beforeAll(async () => {
+    logs = captureLogs('info')
+    // A relayer key that holds nothing: the node refuses its transactions, and its balance says why.
+    t = await createTestApp({
+      env: { RELAY_MONITOR_INTERVAL_MS: '0' },
+      logger: logs.logger,
+      chainContext: () => ({ relayers: [privateKeyToAccount(generatePrivateKey())] }),
+    })
+    user = await signInTestUser(t)
+  })
+  afterAll(async () => t?.close())
+
+  it('withdraws the anchor, answers 502, and logs the node’s own words without its URL', async () => {
+    const before = await snapshot(t, user.id)
+    const response = await postRelay(t.app, user.headers, newBody())
+    expect(response.statusCode).toBe(502)
+    expect(response.json()).toMatchObject({ code: 'CHAIN_UNAVAILABLE' })
+    expect(response.body).not.toMatch(/funds/i)
+    expect(await snapshot(t, user.id)).toEqual({ ...before, nextNonce: 0 })
+    const warnings = logs.lines.filter((line) => line.includes('"level":40'))
+    expect(warnings.some((line) => line.includes('Insufficient funds for gas * price + value'))).toBe(true)
+    expect(warnings.join('')).not.toContain(t.testChain.rpcUrl)
   })
 })

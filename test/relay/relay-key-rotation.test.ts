@@ -32,7 +32,8 @@ describe('relayer key rotation without downtime', () => {
         // The new key is in the service's keys from the start (a rolling restart in production) but not yet on the
         // contract: the test authorizes it before any relay.
         chainContext: (chain) => ({ relayers: [chain.account(OLD), chain.account(NEW)] }),
-        env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_WAIT_MS: '300', RELAY_FEE_CACHE_MS: '0' },
+        // Long enough for a key's relays to reach the node one after another (nonce order) under the test's load.
+        env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_WAIT_MS: '1500', RELAY_FEE_CACHE_MS: '0' },
       }),
       mkdtemp(join(tmpdir(), 'rotation-')),
     ])

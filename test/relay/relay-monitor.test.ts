@@ -128,12 +128,12 @@ describe('relay monitor after a reorg', () => {
 
   it('re-sends the same signed transaction, so the confirmed hash never changes', async () => {
     await postRelay(t.app, user.headers, newBody())
-    const snapshotId = await rpc<string>(t.testChain.rpcUrl, 'evm_snapshot')
     const body = newBody()
     const relayed = await postRelay(t.app, user.headers, body)
     expect(relayed.statusCode).toBe(201)
     const { txHash } = relayed.json()
-    await rpc(t.testChain.rpcUrl, 'evm_revert', [snapshotId])
+    // Its block replaced by an empty one at the same height: the canonical chain no longer holds it.
+    await rpc(t.testChain.rpcUrl, 'anvil_reorg', [1, []])
     expect(await t.testChain.publicClient.getTransactionReceipt({ hash: txHash }).catch(() => null)).toBeNull()
 
     await t.app.relayMonitor.tick() // notices the anchor's block lost it

@@ -28,6 +28,8 @@ export const relayerPlugin = fp(
       pollingIntervalMs: config.chain.pollingIntervalMs,
       log: app.log.child({ component: 'relayer' }),
       onBalance: (address, ether) => relayMetrics.balance.set({ relayer: address }, ether),
+      onAnchorFailed: (reason) => relayMetrics.failedOnChain.inc({ reason }),
+      onContractMissing: (missing) => relayMetrics.contractMissing.set(missing ? 1 : 0),
     })
     const monitor = new RelayMonitor(relayer, {
       intervalMs: config.relay.monitorIntervalMs,

@@ -1,14 +1,16 @@
-// Broadcasting a stored anchor transaction: re-issued at a fresh nonce when another transaction took its nonce,
-// withdrawn when the node certainly never got it, left to the monitor when nobody can tell.
+// Broadcasting a stored anchor transaction, in nonce order: re-issued at a fresh nonce when the chain shows its nonce
+// consumed by a transaction that is not ours, withdrawn only when the node refused it for a reason that excludes it
+// ever being mined, left pending to the monitor whenever nobody can tell.
 import type { LocalAccount } from 'viem/accounts'
 import { orChainUnavailable } from '../../chain/chain-errors.ts'
 import type { Fees } from '../fees.ts'
-import type { Slot } from '../outbox/nonces.ts'
 import { reissueAnchor, withdrawAnchor } from '../outbox/reservations.ts'
-import type { RelayContext } from '../relay-context.ts'
-import { type BroadcastOutcome, broadcastRaw } from '../send-raw.ts'
+import type { Slot } from '../outbox/slot.ts'
+import { lineOf, type RelayContext } from '../relay-context.ts'
+import type { SendOutcome } from '../send-outcome.ts'
 import { type SignedTransaction, signCall, signFiller } from '../signing.ts'
 import { resync } from './resync.ts'
+import { sendInOrder } from './send-in-order.ts'
 import { anchorCall, type ReservedAnchor } from './sign-and-attach.ts'
 
 // A node disagreeing about nonces three times in a row for one request means something else is sending with our key.
@@ -21,50 +23,63 @@ export interface BroadcastParameters {
   /** The anchor's stored transaction (signAndAttach). */
   tx: SignedTransaction
   fees: Fees
+  /** When to stop waiting for lower nonces to reach the node (the request's wait window). */
+  until: number
 }
 
 export type BroadcastResult =
   /** The node holds it: its receipt can be waited for. */
   | { kind: 'sent'; tx: SignedTransaction }
-  /** The node may hold it, or the monitor took it over: the anchor stays pending and the monitor finishes it. */
-  | { kind: 'left-to-monitor' }
-  /** Certainly never delivered: the anchor, its counts and its nonce are undone. */
-  | { kind: 'withdrawn' }
+  /** The node may hold it, or may get it later: the anchor stays pending and the monitor finishes it. */
+  | { kind: 'left-to-monitor'; tx: SignedTransaction }
+  /** Refused for good (the node's words and the chain agree): the anchor, its counts and its nonce are undone. */
+  | { kind: 'withdrawn'; reason: string }
 
 export async function broadcast(context: RelayContext, params: BroadcastParameters): Promise<BroadcastResult> {
   let { tx, anchor } = params
-  let outcome = await sendOwn(context, tx)
-  for (let reissues = 0; takenByAnother(outcome) && reissues < MAX_REISSUES; reissues++) {
+  const send = () => sendInOrder(context, params.slot, { ...tx, nonce: anchor.nonce }, { until: params.until })
+  let outcome = await send()
+  for (let reissues = 0; outcome.kind === 'nonce-taken' && reissues < MAX_REISSUES; reissues++) {
+    context.log.warn(
+      { relayer: params.slot.relayer, nonce: anchor.nonce, txHash: tx.hash, reason: outcome.reason },
+      'anchor nonce consumed on chain by a transaction that is not ours: re-signing at a fresh nonce',
+    )
     ;({ tx, anchor } = await reissue(context, params, anchor))
-    outcome = await sendOwn(context, tx)
+    outcome = await send()
   }
-  if (outcome === 'sent') return { kind: 'sent', tx }
-  if (outcome === 'ambiguous') {
-    context.log.warn({ txHash: tx.hash }, 'broadcast outcome unknown: left to the monitor')
-    return { kind: 'left-to-monitor' }
+  if (outcome.kind === 'sent') return { kind: 'sent', tx }
+  if (outcome.kind !== 'refused' && outcome.kind !== 'nonce-taken') {
+    logLeft(context, params.slot, anchor.nonce, tx, outcome)
+    return { kind: 'left-to-monitor', tx }
   }
-  // Refused, or its nonce still taken by someone else after every re-issue.
+  // Refused for good, or its nonce still consumed by another after every re-issue: it can never be mined.
   const withdrawn = await withdrawAnchor(
     context.db,
     params.slot,
     { anchorId: anchor.anchorId, userId: anchor.userId, period: anchor.period, nonce: anchor.nonce },
     (fillerNonce) => signFiller(params.account, context.chain.chainId, fillerNonce, context.fees.last() ?? params.fees),
   )
-  // Not withdrawn: the monitor claimed the transaction meanwhile and sends it.
-  return withdrawn ? { kind: 'withdrawn' } : { kind: 'left-to-monitor' }
+  context.log.warn(
+    { relayer: params.slot.relayer, nonce: anchor.nonce, txHash: tx.hash, reason: outcome.reason, withdrawn },
+    withdrawn
+      ? 'the node refused the anchor transaction for good: anchor withdrawn'
+      : 'the node refused the anchor transaction, but it was sent again meanwhile: left to the monitor',
+  )
+  // Not withdrawn: the monitor (or a gap filling) claimed the transaction meanwhile and sent it.
+  return withdrawn ? { kind: 'withdrawn', reason: outcome.reason } : { kind: 'left-to-monitor', tx }
 }
 
-/** 'nonce-used' or 'underpriced' by a transaction that is not ours: the key was used elsewhere. */
-function takenByAnother(outcome: BroadcastOutcome): boolean {
-  return outcome === 'nonce-used' || outcome === 'underpriced'
-}
-
-/** Sends, and resolves "nonce used" into "sent" when the node already has our own transaction. */
-async function sendOwn(context: RelayContext, tx: SignedTransaction): Promise<BroadcastOutcome> {
-  const outcome = await broadcastRaw(context.chain.client, tx.raw)
-  if (!takenByAnother(outcome)) return outcome
-  const known = await context.chain.client.getTransaction({ hash: tx.hash }).catch(() => null)
-  return known ? 'sent' : outcome
+function logLeft(context: RelayContext, slot: Slot, nonce: number, tx: SignedTransaction, outcome: SendOutcome) {
+  context.log.warn(
+    {
+      relayer: slot.relayer,
+      nonce,
+      txHash: tx.hash,
+      outcome: outcome.kind,
+      reason: 'reason' in outcome ? outcome.reason : undefined,
+    },
+    'broadcast outcome not certain: the anchor stays pending and the monitor finishes it',
+  )
 }
 
 /** Brings the nonce row in line with the chain, then moves the anchor to a fresh nonce with a newly signed call. */
@@ -79,5 +94,6 @@ async function reissue(
   const { tx, nonce } = await reissueAnchor(context.db, slot, anchor.anchorId, (next) =>
     signCall(account, { ...call, nonce: next }, fees),
   )
+  lineOf(context, slot).expect(nonce)
   return { tx, anchor: { ...anchor, nonce } }
 }

@@ -1,20 +1,51 @@
 // Recording where an anchor's transaction was mined (whichever of its hashes it was), batched with concurrent ones.
-import type { TransactionReceipt } from 'viem'
+// Confirmed means the receipt holds the configured contract's DocumentAnchored event for this very anchor: a call to
+// an address without code succeeds too (a node that lost the contract), and must never be taken for an anchor.
+import type { Hex, TransactionReceipt } from 'viem'
+import { anchorFromReceipt } from '../../verify/anchor-entry.ts'
 import type { AnchorRow } from '../outbox/anchors.ts'
 import type { RelayContext } from '../relay-context.ts'
+
+/** What the receipt must show: the anchor's id and the hashes its event carries. */
+export interface ExpectedAnchor {
+  id: string
+  compositeHash: string
+  previousTxHash: string
+}
 
 /** The anchor as it is now; undefined when it no longer exists. */
 export function recordReceipt(
   context: RelayContext,
-  anchorId: string,
+  anchor: ExpectedAnchor,
   receipt: TransactionReceipt,
 ): Promise<AnchorRow | undefined> {
-  const reverted = receipt.status !== 'success'
-  if (reverted) context.log.error({ txHash: receipt.transactionHash }, 'ALERT anchor transaction reverted on chain')
+  const confirmed = holdsEvent(context, anchor, receipt)
+  if (!confirmed) {
+    const txHash = receipt.transactionHash
+    context.onAnchorFailed?.(receipt.status === 'success' ? 'no_event' : 'reverted')
+    if (receipt.status !== 'success') context.log.error({ txHash }, 'ALERT anchor transaction reverted on chain')
+    else {
+      context.log.error(
+        { txHash, contract: context.chain.contractAddress },
+        'ALERT anchor transaction mined without its DocumentAnchored event: is the contract at CONTRACT_ADDRESS on ' +
+          'this chain? The anchor failed',
+      )
+      context.contract.suspect()
+    }
+  }
   return context.batches.confirmations.submit({
-    anchorId,
+    anchorId: anchor.id,
     txHash: receipt.transactionHash.toLowerCase(),
     blockNumber: Number(receipt.blockNumber),
-    reverted,
+    confirmed,
   })
+}
+
+function holdsEvent(context: RelayContext, anchor: ExpectedAnchor, receipt: TransactionReceipt): boolean {
+  const event = anchorFromReceipt(receipt, context.chain.contractAddress)
+  return (
+    event !== undefined &&
+    event.compositeHash === (anchor.compositeHash.toLowerCase() as Hex) &&
+    event.previousTxHash === (anchor.previousTxHash.toLowerCase() as Hex)
+  )
 }

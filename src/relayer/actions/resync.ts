@@ -1,7 +1,8 @@
 // The relayer's nonce row against the chain: created from the chain's count on first use, brought in line with it at
 // start and whenever the node disagrees.
 import type { LocalAccount } from 'viem/accounts'
-import { ensureNonceRow, resyncNonce, type Slot } from '../outbox/nonces.ts'
+import { ensureNonceRow, resyncNonce } from '../outbox/nonces.ts'
+import type { Slot } from '../outbox/slot.ts'
 import type { RelayContext } from '../relay-context.ts'
 import { signFiller } from '../signing.ts'
 

@@ -40,6 +40,12 @@ export async function findOwnAnchor(
   return anchor?.userId === userId ? anchor : undefined
 }
 
+/** The anchor whose (current) transaction is `txHash`, lower-case. */
+export async function findAnchorByTxHash(db: Database, txHash: string): Promise<AnchorRow | undefined> {
+  const [row] = await rows(db, sql`SELECT * FROM anchors WHERE tx_hash = ${txHash}`)
+  return row ? toAnchor(row) : undefined
+}
+
 export async function findAnchorById(db: Database, id: string): Promise<AnchorRow | undefined> {
   const [row] = await rows(db, sql`SELECT * FROM anchors WHERE id = ${id}`)
   return row ? toAnchor(row) : undefined
@@ -54,7 +60,8 @@ export interface Mined {
   anchorId: string
   txHash: string
   blockNumber: number
-  reverted: boolean
+  /** The receipt holds the anchor's DocumentAnchored event; otherwise the anchor failed (reverted, or no contract). */
+  confirmed: boolean
 }
 
 /**
@@ -63,11 +70,11 @@ export interface Mined {
  */
 export async function markMined(db: Database, mined: Mined[]): Promise<(AnchorRow | undefined)[]> {
   if (mined.length === 0) return []
-  const items = mined.map(({ anchorId, txHash, blockNumber, reverted }) => ({
+  const items = mined.map(({ anchorId, txHash, blockNumber, confirmed }) => ({
     anchorId,
     txHash,
     blockNumber,
-    status: reverted ? 'failed' : 'confirmed',
+    status: confirmed ? 'confirmed' : 'failed',
   }))
   const updated = await rows(db, sql`SELECT * FROM mark_mined(${JSON.stringify(items)}::jsonb)`)
   const byId = new Map(updated.map((row) => [String(row.id), toAnchor(row)]))

@@ -7,8 +7,8 @@ import { rows } from '../../db/sql-rows.ts'
 import type { Fees } from '../fees.ts'
 import type { SignedTransaction } from '../signing.ts'
 import { UNSIGNED_PREFIX } from './anchors.ts'
-import type { Slot } from './nonces.ts'
 import { insertRelayTransaction } from './relay-transactions.ts'
+import type { Slot } from './slot.ts'
 
 /** Anchors reserved but never signed (their request died in between), older than `olderThanMs`. */
 export async function unsignedAnchors(
@@ -49,14 +49,22 @@ export async function claimForBroadcast(db: Database, txHash: string): Promise<b
   return claimed.length > 0
 }
 
-/** Stores a fee-bumped replacement before it is broadcast; the anchor shows the newest (provisional) hash. */
+/**
+ * Stores a fee-bumped replacement before it is broadcast; the anchor shows the newest (provisional) hash. False when
+ * the anchor is gone (its request withdrew it meanwhile): nothing is stored, and nothing may be sent.
+ */
 export async function addReplacement(
   db: Database,
   slot: Slot,
   params: { anchorId: string | null; nonce: number },
   signed: SignedTransaction,
-): Promise<void> {
-  await db.transaction(async (tx) => {
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    if (params.anchorId !== null) {
+      // The anchor before its transactions, as everywhere: one lock order. A withdrawn anchor takes its rows with it.
+      const locked = await rows(tx, sql`SELECT 1 FROM anchors WHERE id = ${params.anchorId} FOR UPDATE`)
+      if (locked.length === 0) return false
+    }
     await insertRelayTransaction(tx, slot, { ...params, signed, broadcast: true })
     if (params.anchorId !== null) {
       await tx.execute(
@@ -64,6 +72,7 @@ export async function addReplacement(
             WHERE id = ${params.anchorId} AND status = 'pending'`,
       )
     }
+    return true
   })
 }
 
@@ -71,6 +80,9 @@ export interface OpenTransaction {
   txHash: Hex
   anchorId: string | null
   anchorStatus: 'pending' | 'confirmed' | 'failed' | null
+  /** What the anchor's event must carry (null for a filler). */
+  compositeHash: string | null
+  previousTxHash: string | null
   relayer: Address
   nonce: number
   raw: Hex
@@ -83,8 +95,9 @@ export interface OpenTransaction {
 export async function openTransactions(db: Database, chainId: number): Promise<OpenTransaction[]> {
   const found = await rows(
     db,
-    sql`SELECT r.tx_hash, r.anchor_id, a.status AS anchor_status, r.relayer_address, r.nonce, r.raw_transaction,
-               r.max_fee_per_gas, r.max_priority_fee_per_gas, r.status, r.created_at
+    sql`SELECT r.tx_hash, r.anchor_id, a.status AS anchor_status, a.composite_hash, a.previous_tx_hash,
+               r.relayer_address, r.nonce, r.raw_transaction, r.max_fee_per_gas, r.max_priority_fee_per_gas, r.status,
+               r.created_at
         FROM relay_transactions r LEFT JOIN anchors a ON a.id = r.anchor_id
         WHERE r.chain_id = ${chainId} AND r.status IN ('signed', 'broadcast')
         ORDER BY r.relayer_address, r.nonce, r.created_at`,
@@ -93,6 +106,8 @@ export async function openTransactions(db: Database, chainId: number): Promise<O
     txHash: r.tx_hash as Hex,
     anchorId: r.anchor_id === null ? null : String(r.anchor_id),
     anchorStatus: (r.anchor_status ?? null) as OpenTransaction['anchorStatus'],
+    compositeHash: (r.composite_hash ?? null) as string | null,
+    previousTxHash: (r.previous_tx_hash ?? null) as string | null,
     relayer: r.relayer_address as Address,
     nonce: Number(r.nonce),
     raw: r.raw_transaction as Hex,
@@ -109,16 +124,24 @@ export interface RecentConfirmed {
   anchorId: string
   txHash: Hex
   blockNumber: number
+  compositeHash: string
+  previousTxHash: string
 }
 
 /** Confirmed anchors recent enough that a reorg could still remove them. */
 export async function recentConfirmed(db: Database, chainId: number, sinceBlock: number): Promise<RecentConfirmed[]> {
   const found = await rows(
     db,
-    sql`SELECT id, tx_hash, block_number FROM anchors
+    sql`SELECT id, tx_hash, block_number, composite_hash, previous_tx_hash FROM anchors
         WHERE chain_id = ${chainId} AND status = 'confirmed' AND block_number >= ${sinceBlock}`,
   )
-  return found.map((r) => ({ anchorId: String(r.id), txHash: r.tx_hash as Hex, blockNumber: Number(r.block_number) }))
+  return found.map((r) => ({
+    anchorId: String(r.id),
+    txHash: r.tx_hash as Hex,
+    blockNumber: Number(r.block_number),
+    compositeHash: String(r.composite_hash),
+    previousTxHash: String(r.previous_tx_hash),
+  }))
 }
 
 /** Puts a confirmed anchor's mined transaction back on the open list after a reorg removed it (same hash). */

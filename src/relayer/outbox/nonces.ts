@@ -1,16 +1,10 @@
 // The nonce authority's side of the outbox: the relayer's nonce row, and the fillers that keep a nonce no anchor holds.
 import { sql } from 'drizzle-orm'
-import type { Address } from 'viem'
 import type { Database } from '../../db/database.ts'
 import { type Executor, rows } from '../../db/sql-rows.ts'
 import type { SignedTransaction } from '../signing.ts'
 import { insertRelayTransaction } from './relay-transactions.ts'
-
-/** One relayer key on one chain: the key of its nonce row, and of everything it signs. */
-export interface Slot {
-  chainId: number
-  relayer: Address
-}
+import type { Slot } from './slot.ts'
 
 /** The nonce authority (`take_nonce` in drizzle/0001_relay_functions.sql): a reused filler's nonce, else a fresh one. */
 export async function takeNonce(tx: Executor, slot: Slot): Promise<number> {

@@ -7,8 +7,9 @@ import type { Database } from '../../db/database.ts'
 import { someCause } from '../../db/database-unavailable.ts'
 import { rows } from '../../db/sql-rows.ts'
 import type { SignedTransaction } from '../signing.ts'
-import { type Slot, takeNonce } from './nonces.ts'
+import { takeNonce } from './nonces.ts'
 import { insertRelayTransaction } from './relay-transactions.ts'
+import type { Slot } from './slot.ts'
 
 export interface NewAnchor {
   compositeHash: string
