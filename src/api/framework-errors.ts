@@ -1,8 +1,9 @@
-// Errors raised before a request reaches a route, by Fastify's router or Node's HTTP parser, as problem bodies too.
+// Errors raised before a request reaches a route, by Fastify's router or Node's HTTP server, as problem bodies too.
 // None of them echoes the request: a URL or a header can carry a token, and the answer may land in someone's logs.
-import { STATUS_CODES } from 'node:http'
-import type { Socket } from 'node:net'
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { AnswerHeaders } from './cors.ts'
 import { sendProblem } from './error-handler.ts'
 import { PROBLEM_CONTENT_TYPE, ProblemError } from './problem.ts'
 
@@ -18,19 +19,65 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 }
 
 /** Fastify's `clientErrorHandler` option: Node could not parse the request, so the socket gets a raw answer. */
-export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return
-  const problem = clientProblem(error.code)
+  answerOnSocket(socket, clientProblem(error.code), { 'X-Content-Type-Options': 'nosniff' })
+}
+
+/** A problem written straight to a socket no request object stands for, then the connection closed. */
+function answerOnSocket(socket: Duplex, problem: ProblemError, headers: Record<string, string>): void {
   if (socket.writable) {
     const body = JSON.stringify(problem.toBody())
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
     socket.write(
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
         `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+        `${lines.join('')}Connection: close\r\n\r\n${body}`,
     )
   }
   socket.destroy()
+}
+
+/**
+ * What Node's HTTP server answers by itself unless the server takes it: an `Expect` other than `100-continue` (a bare
+ * 417) and CONNECT (the connection closed). Both get problem bodies with the headers every answer carries. A request
+ * without `Host` is let through by the server (`requireHostHeader: false`) and refused by `missingHostProblem`.
+ */
+export function answerServerEdges(server: Server, headers: AnswerHeaders): void {
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const problem = new ProblemError(
+      417,
+      'EXPECTATION_FAILED',
+      'The only expectation this server meets is 100-continue',
+    )
+    const body = JSON.stringify(problem.toBody())
+    response.writeHead(417, {
+      ...answerHeadersFor(headers, request),
+      'content-type': PROBLEM_CONTENT_TYPE,
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    })
+    response.end(body)
+  })
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const problem = new ProblemError(405, 'METHOD_NOT_ALLOWED', 'This server is not a proxy: CONNECT is not served')
+    answerOnSocket(socket, problem, {
+      ...answerHeadersFor(headers, request),
+      Allow: 'GET, HEAD, POST, PUT, DELETE, OPTIONS',
+    })
+  })
+}
+
+function answerHeadersFor(headers: AnswerHeaders, request: IncomingMessage): Record<string, string> {
+  const origin = headers.allowOrigin(request.headers.origin)
+  return { ...headers.always, ...(origin !== undefined && { 'access-control-allow-origin': origin }) }
+}
+
+/** HTTP/1.1 requires `Host` (RFC 9112, 3.2): a request without it is answered 400 like any other malformed one. */
+export function missingHostProblem(request: FastifyRequest): ProblemError | undefined {
+  if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return undefined
+  return new ProblemError(400, 'MALFORMED_REQUEST', 'An HTTP/1.1 request must carry a Host header')
 }
 
 function clientProblem(code: string | undefined): ProblemError {

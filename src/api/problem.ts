@@ -9,11 +9,18 @@ export type ProblemCode =
   | 'HEADERS_TOO_LARGE'
   | 'REQUEST_TIMEOUT'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'EXPECTATION_FAILED'
+  | 'METHOD_NOT_ALLOWED'
   | 'UNAUTHENTICATED'
   | 'INVALID_CODE'
   | 'ANCHOR_NOT_FOUND'
   | 'NOT_FOUND'
   | 'ANCHOR_CONFLICT'
+  | 'ANCHOR_NOT_CONFIRMED'
+  | 'PDF_SIGNATURE_CONFLICT'
+  | 'PDF_SIGNATURE_TOO_LATE'
+  | 'TIMESTAMP_UNAVAILABLE'
+  | 'SIGNING_UNAVAILABLE'
   | 'LIBRARY_LIMIT_EXCEEDED'
   | 'PAYLOAD_TOO_LARGE'
   | 'PREVIOUS_NOT_FOUND'
@@ -50,6 +57,7 @@ const TITLES: Record<number, string> = {
   413: 'Content Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
+  417: 'Expectation Failed',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',

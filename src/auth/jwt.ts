@@ -55,7 +55,11 @@ export async function issueToken(settings: JwtSettings, claims: TokenClaims, now
   return { token, expiresAt: new Date(expiresAt * 1000) }
 }
 
-/** Verifies signature, algorithm, issuer, audience and lifetime; throws InvalidTokenError on any failure. */
+/**
+ * Verifies signature, algorithm, issuer, audience and lifetime; throws InvalidTokenError on any failure. Defence in
+ * depth against a token signed with the real secret by something else than `issueToken`: it must not be issued in the
+ * future (beyond the clock tolerance) nor live longer than the tokens this service issues.
+ */
 export async function verifyToken(settings: JwtSettings, token: string, now = new Date()): Promise<TokenClaims> {
   try {
     const { payload } = await jwtVerify(token, secretKey(settings.secret), {
@@ -65,8 +69,13 @@ export async function verifyToken(settings: JwtSettings, token: string, now = ne
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
       currentDate: now,
       requiredClaims: ['sub', 'sid', 'exp', 'iat'],
+      // Also refuses an `iat` in the future (jose checks it against the clock once a maximum age is given).
+      maxTokenAge: TOKEN_LIFETIME_SECONDS,
     })
     const { sub, email, sid, trust, verified } = payload
+    if (payload.exp! - payload.iat! > TOKEN_LIFETIME_SECONDS) {
+      throw new InvalidTokenError('token lives longer than the tokens this service issues')
+    }
     if (
       typeof sub !== 'string' ||
       !UUID.test(sub) ||

@@ -17,12 +17,23 @@ export interface ContractPin {
 
 const pinsFile = (configDir: string) => join(configDir, 'pins.json')
 
-export async function readPins(configDir: string): Promise<ContractPin[]> {
+/** The valid pins, and how many entries were not pins (ignored, and dropped when the file is next written). */
+export interface ReadPins {
+  pins: ContractPin[]
+  ignored: number
+}
+
+/**
+ * The pins file. A file that is not JSON with a `pins` list is damaged as a whole (it must not silently trust nothing
+ * or something else); one entry that is not a valid pin (a hand edit, an older version's) is ignored on its own, so
+ * it never makes the other pins unusable.
+ */
+export async function readPins(configDir: string): Promise<ReadPins> {
   let text: string
   try {
     text = await readFile(pinsFile(configDir), 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { pins: [], ignored: 0 }
     throw error
   }
   let value: { pins?: unknown }
@@ -31,11 +42,17 @@ export async function readPins(configDir: string): Promise<ContractPin[]> {
   } catch {
     value = {}
   }
-  // A damaged file must not silently trust nothing or something else: say so and let the user mend it.
-  if (!Array.isArray(value.pins) || !value.pins.every(isPin)) {
+  if (!Array.isArray(value.pins)) {
     throw new CliError(`${pinsFile(configDir)} is damaged: fix or delete it`, EXIT.input, 'PINS_DAMAGED')
   }
-  return value.pins
+  const pins = value.pins.filter(isPin)
+  return { pins, ignored: value.pins.length - pins.length }
+}
+
+/** What a command says about entries readPins ignored; undefined when there are none. */
+export function ignoredPinsNote(configDir: string, ignored: number): string | undefined {
+  if (ignored === 0) return undefined
+  return `note: ${ignored} entr${ignored === 1 ? 'y' : 'ies'} of ${pinsFile(configDir)} ${ignored === 1 ? 'is' : 'are'} not a valid pin and ${ignored === 1 ? 'was' : 'were'} ignored`
 }
 
 function isPin(value: unknown): value is ContractPin {
@@ -44,6 +61,7 @@ function isPin(value: unknown): value is ContractPin {
     typeof pin === 'object' &&
     pin !== null &&
     Number.isSafeInteger(pin.chainId) &&
+    pin.chainId! >= 1 &&
     typeof pin.contract === 'string' &&
     isAddress(pin.contract) &&
     pin.contract === pin.contract.toLowerCase() &&

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, signInTestUser, type TestApp } from '../helpers/app.ts'
+import { closedPort } from '../helpers/closed-port.ts'
 
 describe('API skeleton', () => {
   let t: TestApp
@@ -20,8 +21,25 @@ describe('API skeleton', () => {
       expect((await t.app.inject('/healthz')).json()).toEqual({ status: 'ok' })
       const ready = await t.app.inject('/readyz')
       expect(ready.statusCode).toBe(200)
-      expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', chain: 'ok' } })
+      expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', chain: 'ok', contract: 'ok' } })
     })
+  })
+
+  it('says degraded, still 200, while Redis does not answer, naming it', async () => {
+    const redisless = await createTestApp({
+      testChain: t.testChain,
+      env: { REDIS_URL: `redis://127.0.0.1:${await closedPort()}`, RELAY_MONITOR_INTERVAL_MS: '0' },
+    })
+    try {
+      const ready = await redisless.app.inject('/readyz')
+      expect(ready.statusCode).toBe(200)
+      expect(ready.json()).toEqual({
+        status: 'degraded',
+        checks: { database: 'ok', chain: 'ok', contract: 'ok', redis: 'failing' },
+      })
+    } finally {
+      await redisless.close()
+    }
   })
 
   describe('GET /api/info', () => {

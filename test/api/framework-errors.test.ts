@@ -107,3 +107,43 @@ describe('framework-level errors', () => {
     expectProblem(response, 400, 'MALFORMED_REQUEST')
   })
 })
+
+describe('answers Node’s HTTP server would give by itself', () => {
+  let t: TestApp
+  let port: number
+  beforeAll(async () => {
+    t = await createTestApp({ env: { RELAY_MONITOR_INTERVAL_MS: '0', HSTS_MAX_AGE_SECONDS: '0' } })
+    await t.app.listen({ host: '127.0.0.1', port: 0 })
+    port = (t.app.server.address() as { port: number }).port
+  })
+  afterAll(() => t.close())
+
+  it('answers an HTTP/1.1 request without Host with 400 MALFORMED_REQUEST and the common headers', async () => {
+    const response = parseRaw(await rawRequest(port, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n'))
+    expect(response.status).toBe(400)
+    expectProblem(response, 400, 'MALFORMED_REQUEST')
+    expect(JSON.parse(response.body).detail).toBe('An HTTP/1.1 request must carry a Host header')
+    expect(response.headers['x-content-type-options']).toBe('nosniff')
+    // HTTP/1.0 needs none.
+    expect(parseRaw(await rawRequest(port, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200)
+  })
+
+  it('answers an Expect other than 100-continue with 417 EXPECTATION_FAILED and the common headers', async () => {
+    const response = parseRaw(
+      await rawRequest(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nExpect: teapot\r\nConnection: close\r\n\r\n'),
+    )
+    expect(response.status).toBe(417)
+    expectProblem(response, 417, 'EXPECTATION_FAILED')
+    expect(response.headers['x-content-type-options']).toBe('nosniff')
+  })
+
+  it('answers CONNECT with 405 METHOD_NOT_ALLOWED instead of closing the connection', async () => {
+    const response = parseRaw(
+      await rawRequest(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
+    )
+    expect(response.status).toBe(405)
+    expectProblem(response, 405, 'METHOD_NOT_ALLOWED')
+    expect(response.headers['x-content-type-options']).toBe('nosniff')
+    expect(response.body).not.toContain('example.com')
+  })
+})

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
 import { eq, sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import { decodeJwt } from 'jose'
@@ -286,6 +287,13 @@ describe('sign-in codes without SMTP', () => {
       CONTRACT_ADDRESS: `0x${'22'.repeat(20)}`,
       PUBLIC_URL: 'https://anchors.example',
       METRICS_TOKEN: 'm'.repeat(32),
+      // The PDF signer's settings: read, not opened, by the configuration.
+      PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so',
+      PKCS11_TOKEN_LABEL: 'token',
+      PKCS11_PIN: '1234',
+      PDF_SIGNING_KEY_LABEL: 'pdf-signing',
+      PDF_SIGNING_CERTIFICATES: fileURLToPath(import.meta.url),
+      TSA_URL: 'https://tsa.example',
     }
     expect(() => loadConfig(production)).toThrow(/SMTP_URL: required in production/)
     expect(() => loadConfig({ ...production, SMTP_URL: 'smtps://mail.example' })).not.toThrow()

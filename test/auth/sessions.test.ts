@@ -19,14 +19,16 @@ function claims() {
   return { email: user.email, sid: user.sessionId, trust: 'email', verified: true }
 }
 
-function forge(options: { alg?: string; key?: Uint8Array; iss?: string; aud?: string; exp?: number } = {}) {
+function forge(
+  options: { alg?: string; key?: Uint8Array; iss?: string; aud?: string; exp?: number; iat?: number } = {},
+) {
   const now = Math.floor(Date.now() / 1000)
   return new SignJWT(claims())
     .setProtectedHeader({ alg: options.alg ?? 'HS256', typ: 'JWT' })
     .setSubject(user.id)
     .setIssuer(options.iss ?? t.config.jwt.issuer)
     .setAudience(options.aud ?? t.config.jwt.audience)
-    .setIssuedAt(now - 60)
+    .setIssuedAt(options.iat ?? now - 60)
     .setExpirationTime(options.exp ?? now + 3600)
     .sign(options.key ?? secret)
 }
@@ -120,6 +122,15 @@ describe('JWT attacks on a protected route', () => {
 
   it('rejects an expired token, beyond the 60 s clock tolerance', async () => {
     await expectRejected(await forge({ exp: Math.floor(Date.now() / 1000) - 120 }))
+  })
+
+  it('rejects a token issued in the future, or living longer than the 24 h this service issues, even with the real secret', async () => {
+    const now = Math.floor(Date.now() / 1000)
+    await expectRejected(await forge({ iat: now + 600, exp: now + 3600 }))
+    await expectRejected(await forge({ iat: now - 60, exp: now + 365 * 24 * 3600 }))
+    await expectRejected(await forge({ iat: now - 25 * 3600, exp: now + 3600 }))
+    // Within the clock tolerance and the lifetime: accepted.
+    expect((await me(await forge({ iat: now + 30, exp: now + 24 * 3600 }))).statusCode).toBe(200)
   })
 
   it('rejects a wrong audience or issuer', async () => {

@@ -1,9 +1,9 @@
 // `anchor pin`: the DocumentAnchors contracts `anchor verify --rpc` may trust without --contract or a service.
 
 import { type Address, isAddress } from 'viem'
-import { type CliRun, numberOption, parseCommandArgs, serviceUrl, writeJson } from '../cli-context.ts'
+import { type CliRun, numberOption, parseCommandArgs, serviceUrl, writeJson, writeLines } from '../cli-context.ts'
 import { usageError } from '../cli-errors.ts'
-import { type ContractPin, readPins, writePins } from '../contract-pins.ts'
+import { type ContractPin, ignoredPinsNote, readPins, writePins } from '../contract-pins.ts'
 import { ServiceClient } from '../service-client.ts'
 
 /** At most this many pins: a list that long is a mistake, not a trust decision. */
@@ -19,8 +19,15 @@ export const runPin: CliRun = async (argv, context) => {
     json: { type: 'boolean' },
   })
   const { configDir } = context.config
-  const pins = await readPins(configDir)
-  const chainId = numberOption('chain-id', values['chain-id'], (n) => Number.isSafeInteger(n) && n >= 1)
+  const { pins, ignored } = await readPins(configDir)
+  const note = ignoredPinsNote(configDir, ignored)
+  if (note) context.io.stderr.write(`${note}${values.list ? '' : '; this command writes the file without it'}\n`)
+  const chainId = numberOption(
+    'chain-id',
+    values['chain-id'],
+    (n) => Number.isSafeInteger(n) && n >= 1,
+    'a chain id: a whole number from 1',
+  )
   const [address, ...extra] = positionals
   if (extra.length > 0) throw usageError(`unexpected argument ${extra[0]}`)
 
@@ -28,7 +35,7 @@ export const runPin: CliRun = async (argv, context) => {
     if (values.json) writeJson(context.io, { pins })
     else {
       const lines = pins.map((pin) => `${pin.contract} on chain ${pin.chainId} (${pin.source}, ${pin.pinnedAt})`)
-      context.io.stdout.write(lines.length > 0 ? `${lines.join('\n')}\n` : 'No contracts pinned.\n')
+      writeLines(context.io.stdout, lines.length > 0 ? lines : ['No contracts pinned.'])
     }
     return 0
   }

@@ -2,8 +2,12 @@
 // the service's attestation contradicts. A mismatch must never read as success, so its words never say "verified by
 // the provider" about the claim; they state what the service attests instead.
 import type { AnchorPayload, IdentityAttestation, IdentityDecision } from '@docanchor/client'
+import { type Phrase, untrusted } from './dom.ts'
 
 type Trust = IdentityAttestation['trust']
+
+/** What a signature states about its signer's identity: the payload's `s` (QR page), or a PDF's metadata entry. */
+export type StatedIdentity = Pick<AnchorPayload['s'], 'e' | 'tr' | 'v'>
 
 /** "Signed in with …" */
 const SIGN_IN_LABELS: Record<Trust, string> = {
@@ -27,7 +31,7 @@ const PROVIDER_NAMES: Record<Trust, string> = {
 
 export const NOT_ATTESTED_NOTE = 'Name, company and position are as the signer stated them: no one attests them.'
 
-function claimedSignIn(signer: AnchorPayload['s']): string {
+function claimedSignIn(signer: Pick<StatedIdentity, 'tr' | 'v'>): string {
   if (signer.tr === undefined) return 'Not stated'
   const how = SIGN_IN_LABELS[signer.tr] ?? signer.tr
   if (signer.v === undefined) return `Signed in with ${how}`
@@ -41,38 +45,52 @@ export function attestedAccount(attestation: IdentityAttestation): string {
 }
 
 /** The "Identity" fact of the signer section. */
-export function identityFact(payload: AnchorPayload, identity: IdentityDecision): string {
+export function identityFact(signer: StatedIdentity, identity: IdentityDecision): string {
   const { attestation } = identity
   switch (identity.state) {
     case 'attested':
-      return `Attested by this service: ${claimedSignIn({ ...payload.s, tr: attestation!.trust, v: attestation!.verified })}`
+      return `Attested by this service: ${claimedSignIn({ tr: attestation!.trust, v: attestation!.verified })}`
     case 'claimed':
-      return `As stated by the signer’s application, not attested by this service: ${claimedSignIn(payload.s)}`
+      return `As stated by the signer’s application, not attested by this service: ${claimedSignIn(signer)}`
     case 'mismatch':
       return `Not confirmed: this service attests that ${attestedAccount(attestation!)} anchored this signature`
   }
 }
 
+/** What the page says of a signature's identity, whatever its state: the QR page's words, for the PDF drop too. */
+export function identityVerdict(signer: StatedIdentity, identity: IdentityDecision): Phrase {
+  return identity.state === 'mismatch' ? mismatchSentence(signer, identity) : identitySentence(signer, identity)
+}
+
 /** The verdict's sentence on identity for an attested or claimed signature. */
-export function identitySentence(payload: AnchorPayload, identity: IdentityDecision): string {
+export function identitySentence(signer: StatedIdentity, identity: IdentityDecision): Phrase {
   if (identity.state === 'attested') {
-    return `This service attests that the signature was anchored by the account ${payload.s.e}, signed in with ${ATTESTED_SIGN_IN[identity.attestation!.trust]}.`
+    return [
+      'This service attests that the signature was anchored by the account ',
+      untrusted(signer.e),
+      `, signed in with ${ATTESTED_SIGN_IN[identity.attestation!.trust]}.`,
+    ]
   }
-  return 'Who signed is as stated by the signer’s application: this signature carries no identity attestation by the service.'
+  return [
+    'Who signed is as stated by the signer’s application: this signature carries no identity attestation by the service.',
+  ]
 }
 
 /** The warning of a mismatch: what the details claim, and what the service attests instead. */
-export function mismatchSentence(payload: AnchorPayload, identity: IdentityDecision): string {
-  const { s } = payload
-  const claimed = s.tr === undefined ? s.e : `${s.e}’s ${PROVIDER_NAMES[s.tr]}`
-  const byWhom = identity.mismatches.includes('email')
-    ? `, not by ${claimed}`
+export function mismatchSentence(s: StatedIdentity, identity: IdentityDecision): Phrase {
+  const claimed: Phrase = s.tr === undefined ? [untrusted(s.e)] : [untrusted(s.e), `’s ${PROVIDER_NAMES[s.tr]}`]
+  const byWhom: Phrase = identity.mismatches.includes('email')
+    ? [', not by ', ...claimed]
     : identity.mismatches.includes('trust')
-      ? `, not with ${s.tr === undefined ? 'the stated sign-in' : ATTESTED_SIGN_IN[s.tr]}`
-      : ''
+      ? [`, not with ${s.tr === undefined ? 'the stated sign-in' : ATTESTED_SIGN_IN[s.tr]}`]
+      : []
   const checked =
     identity.mismatches.includes('verified') && s.v !== undefined
       ? ` The details claim the provider ${s.v ? 'checked' : 'did not check'} the signer’s identity; the service attests otherwise.`
       : ''
-  return `This service attests that the signature was anchored by ${attestedAccount(identity.attestation!)}${byWhom}.${checked} Do not rely on who this signature says signed.`
+  return [
+    `This service attests that the signature was anchored by ${attestedAccount(identity.attestation!)}`,
+    ...byWhom,
+    `.${checked} Do not rely on who this signature says signed.`,
+  ]
 }

@@ -34,5 +34,5 @@ window.addEventListener('hashchange', () => {
   renderLoading(verdictSlot, details)
   void check()
 })
-setUpPdfCheck(api, slot('pdf-check'))
+setUpPdfCheck(api, slot('pdf-check'), parseLink(window.location.pathname, '').txHash?.toLowerCase())
 void check()

@@ -2,7 +2,7 @@
 // signatures with this QR code's place in it, and the values anyone can check on the blockchain without us.
 import type { AnchorPayload, IdentityDecision } from '@docanchor/client'
 import type { ServiceInfo } from './api-client.ts'
-import { type Child, h, srOnly } from './dom.ts'
+import { type Child, h, srOnly, untrusted } from './dom.ts'
 import { identityFact, NOT_ATTESTED_NOTE } from './identity-text.ts'
 import { formatLocal, formatUtc, toDate } from './time-format.ts'
 import type { ChainEntry, VerifyRecord } from './verify-record.ts'
@@ -65,16 +65,16 @@ export function signerSection(payload: AnchorPayload, record: VerifyRecord, iden
     h(
       'dl',
       { class: 'facts', 'data-identity': identity.state },
-      ...row('Name', h('strong', {}, signer.n)),
+      ...row('Name', h('strong', {}, untrusted(signer.n))),
       ...row(
         'E-mail',
-        signer.e,
+        untrusted(signer.e),
         emailDenied ? h('span', { class: 'note' }, 'not the account that anchored this signature') : null,
       ),
       ...row('Signed as', signer.t === 'company' ? 'A company' : 'An individual'),
-      ...(signer.c ? row('Company', signer.c) : []),
-      ...(signer.p ? row('Position', signer.p) : []),
-      ...row('Identity', identityFact(payload, identity)),
+      ...(signer.c ? row('Company', untrusted(signer.c)) : []),
+      ...(signer.p ? row('Position', untrusted(signer.p)) : []),
+      ...row('Identity', identityFact(signer, identity)),
       ...row('Signed at', time(payload.ts), h('span', { class: 'note' }, 'as stated by the signer’s device')),
       ...row('Recorded on the blockchain', time(record.timestamp)),
       ...(g ? row('Location', location(g.la, g.ln)) : []),

@@ -1,6 +1,6 @@
 // Puts a verdict on the page: replaces the verdict banner and the sections below it, and names the tab after it.
 import type { ServiceInfo } from './api-client.ts'
-import { h } from './dom.ts'
+import { h, plainText } from './dom.ts'
 import { chainSection, documentSection, signerSection, technicalSection } from './render-details.ts'
 import { verdictText } from './verdict-text.ts'
 import type { Verdict } from './verify-flow.ts'
@@ -39,10 +39,10 @@ export function renderVerdict(
         'data-identity': verdict.kind === 'verified' ? verdict.identity.state : undefined,
       },
       h('span', { class: 'icon', 'aria-hidden': 'true' }, ICONS[text.tone]),
-      h('div', {}, h('h1', {}, text.heading), h('p', {}, text.body), retry),
+      h('div', {}, h('h1', {}, text.heading), h('p', {}, ...text.body), retry),
     ),
   )
-  document.title = `${text.title} · Signature check`
+  document.title = plainText([...text.title, ' · Signature check'])
 
   if (verdict.kind === 'verified') {
     details.replaceChildren(

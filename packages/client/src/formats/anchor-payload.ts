@@ -9,6 +9,7 @@ import {
   hex64,
   latitude,
   longitude,
+  newText,
   type SignerType,
   signerName,
   signerType,
@@ -47,32 +48,46 @@ export interface AnchorPayload {
 
 const SALT_BYTES = 32
 
-// Empty `c`, `p` and `tr` are accepted on input because the canonical form simply omits them.
-const AnchorPayloadSchema = z.strictObject({
-  d: hex64('the SHA-256 of the document'),
-  s: z.strictObject({
-    t: signerType(),
-    n: signerName(),
-    e: emailAddress(),
-    c: text().optional(),
-    p: text().optional(),
-    tr: z
-      .enum(['', ...TRUST_ANCHORS], { error: unlessMissing(`must be one of ${TRUST_ANCHORS.join(', ')}`) })
-      .optional(),
-    v: z.boolean().optional(),
-  }),
-  ts: unixSeconds(),
-  g: z.strictObject({ la: latitude(), ln: longitude() }).optional(),
-  salt: hex64('32 random bytes'),
-})
+// Empty `c`, `p` and `tr` are accepted on input because the canonical form simply omits them. A new payload (built or
+// serialized for signing) refuses control and bidirectional formatting characters in its text; one read back does not.
+const anchorPayloadSchema = (fresh: boolean) =>
+  z.strictObject({
+    d: hex64('the SHA-256 of the document'),
+    s: z.strictObject({
+      t: signerType(),
+      n: signerName(fresh),
+      e: emailAddress(),
+      c: (fresh ? newText() : text()).optional(),
+      p: (fresh ? newText() : text()).optional(),
+      tr: z
+        .enum(['', ...TRUST_ANCHORS], { error: unlessMissing(`must be one of ${TRUST_ANCHORS.join(', ')}`) })
+        .optional(),
+      v: z.boolean().optional(),
+    }),
+    ts: unixSeconds(),
+    g: z.strictObject({ la: latitude(), ln: longitude() }).optional(),
+    salt: hex64('32 random bytes'),
+  })
+const AnchorPayloadSchema = anchorPayloadSchema(false)
+const NewAnchorPayloadSchema = anchorPayloadSchema(true)
+
+export interface ValidateAnchorPayloadOptions {
+  /**
+   * A payload about to be signed: its name, company and position may hold no C0/C1 control and no bidirectional
+   * embedding, override or isolate (U+202A–U+202E, U+2066–U+2069). Off for payloads read back from files or
+   * ciphertexts, which are shown neutralised instead. @default false
+   */
+  fresh?: boolean
+}
 
 /**
  * Validates a payload object and returns it in canonical shape: keys in the order d, s{t,n,e,c,p,tr,v}, ts,
  * g{la,ln}, salt (object key order is insertion order, which `JSON.stringify` follows), empty `c`/`p`/`tr` and
  * absent `v`/`g` left out, negative zero made zero (JSON cannot tell them apart).
  */
-export function validateAnchorPayload(value: unknown): AnchorPayload {
-  const result = AnchorPayloadSchema.safeParse(value, { error: fieldErrorMap })
+export function validateAnchorPayload(value: unknown, options: ValidateAnchorPayloadOptions = {}): AnchorPayload {
+  const schema = options.fresh ? NewAnchorPayloadSchema : AnchorPayloadSchema
+  const result = schema.safeParse(value, { error: fieldErrorMap })
   if (!result.success) throw new InvalidPayloadError(toFieldIssues(result.error, 'payload'))
   const { d, s, ts, g, salt } = result.data
   const signer: AnchorSigner = { t: s.t, n: s.n, e: s.e }
@@ -85,10 +100,10 @@ export function validateAnchorPayload(value: unknown): AnchorPayload {
 
 /**
  * The canonical serialization: compact JSON, non-ASCII characters as themselves, numbers as ECMAScript prints
- * them. These are the bytes that are hashed and encrypted.
+ * them. These are the bytes that are hashed and encrypted, for a new signature: the text rules of a fresh payload apply.
  */
 export function serializeAnchorPayload(payload: AnchorPayload): string {
-  return JSON.stringify(validateAnchorPayload(payload))
+  return JSON.stringify(validateAnchorPayload(payload, { fresh: true }))
 }
 
 export interface ParseAnchorPayloadOptions {
@@ -154,21 +169,24 @@ export interface AnchorPayloadInput {
  */
 export function buildAnchorPayload(input: AnchorPayloadInput): AnchorPayload {
   const { signer, geo } = input
-  const payload = validateAnchorPayload({
-    d: input.documentHash,
-    s: {
-      t: signer.type,
-      n: signer.name,
-      e: signer.email,
-      c: signer.company ?? undefined,
-      p: signer.position ?? undefined,
-      tr: signer.trust ?? undefined,
-      v: signer.verified ?? undefined,
+  const payload = validateAnchorPayload(
+    {
+      d: input.documentHash,
+      s: {
+        t: signer.type,
+        n: signer.name,
+        e: signer.email,
+        c: signer.company ?? undefined,
+        p: signer.position ?? undefined,
+        tr: signer.trust ?? undefined,
+        v: signer.verified ?? undefined,
+      },
+      ts: input.timestamp instanceof Date ? Math.floor(input.timestamp.getTime() / 1000) : input.timestamp,
+      g: geo ? { la: geo.latitude, ln: geo.longitude } : undefined,
+      salt: input.salt ?? generateSalt(),
     },
-    ts: input.timestamp instanceof Date ? Math.floor(input.timestamp.getTime() / 1000) : input.timestamp,
-    g: geo ? { la: geo.latitude, ln: geo.longitude } : undefined,
-    salt: input.salt ?? generateSalt(),
-  })
+    { fresh: true },
+  )
   assertFitsQrBudget(JSON.stringify(payload))
   return payload
 }

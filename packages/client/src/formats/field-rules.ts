@@ -1,6 +1,7 @@
 // Field rules shared by the anchor payload and the PDF metadata, so a signature valid in one is valid in the other.
 
 import { z } from 'zod'
+import { firstDisplayControl } from './display-text.ts'
 
 export const SIGNER_TYPES = ['individual', 'company'] as const
 export type SignerType = (typeof SIGNER_TYPES)[number]
@@ -54,12 +55,25 @@ const PREFIXED_HEX_64 = /^0x[0-9a-fA-F]{64}$/
 
 export const text = () => z.string().refine(isWellFormedText, { error: 'contains an unpaired UTF-16 surrogate' })
 
+/**
+ * Text a new signature may carry: no C0 or C1 control and no bidirectional embedding, override or isolate, which
+ * would change how a reader's terminal or page shows the text around it. Readers of older files stay lenient.
+ */
+export const newText = () =>
+  text().superRefine((value, ctx) => {
+    const found = firstDisplayControl(value)
+    if (found) {
+      ctx.addIssue({ code: 'custom', message: `contains ${found}, a control or bidirectional formatting character` })
+    }
+  })
+
 export const hex64 = (what: string) => z.string().regex(HEX_64, { error: `must be ${what}: 64 hex characters` })
 
 export const prefixedHex64 = (what: string) =>
   z.string().regex(PREFIXED_HEX_64, { error: `must be ${what}: 0x followed by 64 hex characters` })
 
-export const signerName = () => text().refine((value) => value.trim() !== '', { error: 'must not be empty' })
+export const signerName = (fresh = false) =>
+  (fresh ? newText() : text()).refine((value) => value.trim() !== '', { error: 'must not be empty' })
 
 export const emailAddress = () => z.string().refine(isEmailAddress, { error: 'not a valid e-mail address' })
 

@@ -264,13 +264,32 @@ describe('serializeAnchorPayload', () => {
     )
   })
 
-  it('writes non-ASCII characters as themselves and escapes quotes, backslashes and control characters', () => {
+  it('writes non-ASCII characters as themselves and escapes quotes and backslashes', () => {
     const serialized = serializeAnchorPayload(
-      payload({}, { n: 'Zoë 山田 🖋', c: 'A "B" \\ C', p: 'line\nbreak\u0001' }) as unknown as AnchorPayload,
+      payload({}, { n: 'Zoë 山田 🖋 \u200f', c: 'A "B" \\ C' }) as unknown as AnchorPayload,
     )
-    expect(serialized).toContain('"n":"Zoë 山田 🖋"')
+    expect(serialized).toContain('"n":"Zoë 山田 🖋 \u200f"')
     expect(serialized).toContain('"c":"A \\"B\\" \\\\ C"')
-    expect(serialized).toContain('"p":"line\\nbreak\\u0001"')
+  })
+
+  it.each([
+    ['n', 'line\nbreak', 'U+000A'],
+    ['n', 'Ada\u001b[2K', 'U+001B'],
+    ['c', 'Acme\u0085', 'U+0085'],
+    ['p', 'CEO \u202eOEC', 'U+202E'],
+    ['p', 'CEO \u2067x', 'U+2067'],
+  ])('refuses to serialize a new payload whose s.%s holds %j', (field, value, codePoint) => {
+    expect(() => serializeAnchorPayload(payload({}, { [field]: value }) as unknown as AnchorPayload)).toThrow(
+      `s.${field}: contains ${codePoint}, a control or bidirectional formatting character`,
+    )
+  })
+
+  it('reads a payload that holds such characters, written escaped the way JSON.stringify writes them', () => {
+    const old = validateAnchorPayload(payload({}, { n: 'Ada\u001b[2K', p: 'line\nbreak\u0001 \u202e' }))
+    const serialized = JSON.stringify(old)
+    expect(serialized).toContain('"n":"Ada\\u001b[2K"')
+    expect(serialized).toContain('"p":"line\\nbreak\\u0001 \u202e"')
+    expect(parseAnchorPayload(serialized)).toStrictEqual(old)
   })
 
   it.each([

@@ -11,6 +11,7 @@ import {
 } from '../../src/formats/anchor-payload.ts'
 import { base64UrlLength, fromBase64Url, toBase64Url } from '../../src/formats/base64url.ts'
 import { compositeHash, hashAnchorPayload } from '../../src/formats/composite-hash.ts'
+import { firstDisplayControl } from '../../src/formats/display-text.ts'
 import { DecryptionFailedError, InvalidBase64UrlError } from '../../src/formats/errors.ts'
 import { isEmailAddress } from '../../src/formats/field-rules.ts'
 import { fromHex, toHex } from '../../src/formats/hex.ts'
@@ -37,7 +38,9 @@ const key = fc.uint8Array({ minLength: 16, maxLength: 16 })
 // Any Unicode: whole code points of every plane (never lone surrogates) and user-perceived characters.
 const unicodeText = (maxLength: number) =>
   fc.oneof(fc.string({ unit: 'binary', maxLength }), fc.string({ unit: 'grapheme', maxLength }))
-const name = unicodeText(40).filter((text) => text.trim() !== '')
+// What a new payload's text may hold: any of that but control and bidirectional formatting characters.
+const newText = (maxLength: number) => unicodeText(maxLength).filter((text) => firstDisplayControl(text) === undefined)
+const name = newText(40).filter((text) => text.trim() !== '')
 
 // Printable non-ASCII characters, as internationalized addresses allow them.
 const nonAscii = fc
@@ -71,8 +74,8 @@ const payloadInput = fc.record({
     type: fc.constantFrom('individual' as const, 'company' as const),
     name,
     email,
-    company: fc.option(unicodeText(40), { nil: undefined }),
-    position: fc.option(unicodeText(40), { nil: undefined }),
+    company: fc.option(newText(40), { nil: undefined }),
+    position: fc.option(newText(40), { nil: undefined }),
     trust: fc.option(fc.constantFrom('email' as const, 'google' as const, 'microsoft' as const), { nil: undefined }),
     verified: fc.option(fc.boolean(), { nil: undefined }),
   }),
@@ -132,6 +135,18 @@ describe('round trips: anchor payload', () => {
     fc.assert(
       fc.property(payload, (p) => {
         for (const codeUnit of unicodeEscapes(serializeAnchorPayload(p))) expect(codeUnit).toBeLessThan(0x20)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('reads back a payload of any text, controls and bidirectional formatting characters included, as written', () => {
+    fc.assert(
+      fc.property(payload, unicodeText(40), unicodeText(40), (p, n, c) => {
+        const old = validateAnchorPayload({ ...p, s: { ...p.s, n: `x${n}`, c: c || undefined } })
+        const serialized = JSON.stringify(old)
+        expect(parseAnchorPayload(serialized)).toStrictEqual(old)
+        if (firstDisplayControl(`${n}${c}`) !== undefined) expect(() => serializeAnchorPayload(old)).toThrow(/s\.[nc]/)
       }),
       { numRuns: 500 },
     )

@@ -1,0 +1,33 @@
+// Characters that change how the text around them is shown rather than what it says: C0 and C1 controls (a terminal's
+// escape sequences, carriage return, line breaks) and the bidirectional embeddings, overrides and isolates, which can
+// reverse the rest of a line. New payloads refuse them (field-rules.ts); text read from older files, payloads or a
+// service's answers is shown with each of them escaped (a terminal) or isolated (a page).
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding these characters is this module's job
+const DISPLAY_CONTROL = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/
+const DISPLAY_CONTROLS = new RegExp(DISPLAY_CONTROL.source, 'g')
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding these characters is this module's job
+const ALL_BUT_NEWLINE = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g
+
+/** The first such character, as U+XXXX, or undefined when there is none. */
+export function firstDisplayControl(text: string): string | undefined {
+  const found = DISPLAY_CONTROL.exec(text)
+  return found ? codePoint(found[0]) : undefined
+}
+
+/**
+ * The text with each such character written as `<U+XXXX>`, line breaks included: one line, shown in its own reading
+ * order, that no terminal takes as a command. `keepNewlines` leaves `\n` alone, for whole outputs whose lines were
+ * escaped one by one already.
+ */
+export function escapeDisplayControls(text: string, options: { keepNewlines?: boolean } = {}): string {
+  return text.replace(options.keepNewlines ? ALL_BUT_NEWLINE : DISPLAY_CONTROLS, codePointTag)
+}
+
+function codePointTag(character: string): string {
+  return `<${codePoint(character)}>`
+}
+
+function codePoint(character: string): string {
+  return `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
+}
