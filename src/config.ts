@@ -1,5 +1,6 @@
 // The one place that reads the environment: turns it into a typed, validated config object once, at start.
 import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { z } from 'zod'
 
 export class ConfigError extends Error {
@@ -70,7 +71,8 @@ const EnvSchema = z.object({
     .default('docanchor'),
   CORS_ORIGINS: list,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  TRUST_PROXY: booleanFlag,
+  /** What Fastify's trustProxy takes: the proxies' addresses or CIDRs (see trustProxyOf). */
+  TRUST_PROXY: optionalString,
   /** Bearer token GET /metrics requires; required in production, where the series name relayers and balances. */
   METRICS_TOKEN: optionalString,
   /** Strict-Transport-Security max-age when PUBLIC_URL is https; defaults to a year in production, 0 turns it off. */
@@ -93,6 +95,19 @@ const EnvSchema = z.object({
   /** Longest wait for one token call; a key whose call takes longer leaves rotation until it answers again. */
   PKCS11_CALL_TIMEOUT_MS: integer(10_000, 100),
   PKCS11_PROBE_INTERVAL_MS: integer(5_000, 50),
+  /**
+   * Where the PDF signatures' key lives: `development` (a CA and certificates made under DATA_DIR, untrusted) or
+   * `pkcs11` (PDF_SIGNING_KEY_LABEL on the PKCS11_* token, certified by PDF_SIGNING_CERTIFICATES). Production: pkcs11.
+   */
+  PDF_SIGNER: z.enum(['development', 'pkcs11']).optional(),
+  PDF_SIGNING_KEY_LABEL: optionalString,
+  /** A PEM file: the signing certificate first, then its chain up to the root. */
+  PDF_SIGNING_CERTIFICATES: optionalString,
+  /** RFC 3161 time-stamping authorities, asked in turn; without any, the development TSA (not in production). */
+  TSA_URL: list,
+  TSA_ATTEMPT_TIMEOUT_MS: integer(5_000, 100),
+  TSA_DEADLINE_MS: integer(15_000, 100),
+  TSA_ATTEMPTS: integer(4, 1),
   PUBLIC_RPC_URL: optionalString,
   EXPLORER_TX_URL: optionalString,
   /** The API the verification page calls; empty: the origin that serves the page. */
@@ -177,8 +192,18 @@ export interface Config {
   verifyBaseUrl: string
   appScheme: string
   corsOrigins: string[]
+  /**
+   * publicUrl, verifyBaseUrl and corsOrigins for the port actually bound: those not configured default to the
+   * service's own address, which for PORT=0 is known only once a free port is picked (service.ts).
+   */
+  urlsForPort(port: number): Pick<Config, 'publicUrl' | 'verifyBaseUrl' | 'corsOrigins'>
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL']
-  trustProxy: boolean
+  /**
+   * Which X-Forwarded-For hops are the service's own proxies, as Fastify's `trustProxy` takes it: false (none: the
+   * socket's peer is the client), or their addresses or CIDRs. `true` trusts every hop, which a client can write
+   * itself: refused in production, warned about at start otherwise.
+   */
+  trustProxy: TrustProxy
   shutdownTimeoutMs: number
   /** Seconds of the Strict-Transport-Security header; 0: none (never sent unless PUBLIC_URL is https). */
   hstsMaxAgeSeconds: number
@@ -200,6 +225,7 @@ export interface Config {
     explorerTxUrl: string | undefined
     pollingIntervalMs: number
   }
+  pdfSigning: { signer: PdfSignerConfig; timestamps: TimestampConfig }
   jwt: { secret: string | undefined; issuer: string; audience: string }
   mail: { smtpUrl: string | undefined; from: string }
   oauth: {
@@ -247,13 +273,33 @@ export interface Config {
   }
 }
 
-export interface Pkcs11Config {
+export type TrustProxy = boolean | string[]
+
+/** A PKCS#11 token: its library, label and PIN, and how long its calls may take. */
+export interface TokenConfig {
   module: string
   tokenLabel: string
   pin: string
-  keyLabels: string[]
   callTimeoutMs: number
   probeIntervalMs: number
+}
+
+/** The relayer keys on the token. */
+export interface Pkcs11Config extends TokenConfig {
+  keyLabels: string[]
+}
+
+/** The key and certificates the service's PDF signatures are made with. */
+export type PdfSignerConfig =
+  | { kind: 'development' }
+  | { kind: 'pkcs11'; token: TokenConfig; keyLabel: string; certificatesPem: string }
+
+export interface TimestampConfig {
+  /** Empty: the development TSA (never in production). */
+  urls: string[]
+  attemptTimeoutMs: number
+  deadlineMs: number
+  attempts: number
 }
 
 export interface LibraryLimits {
@@ -339,6 +385,14 @@ export function loadConfig(env: Env): Config {
     problems.push('RELAYER_PRIVATE_KEY: required when RPC_URL is set')
   }
   const pkcs11 = localKeys ? undefined : pkcs11Config(e, problems)
+  const pdfSigner = pdfSignerConfig(e, production, problems)
+  for (const url of e.TSA_URL) {
+    if (!/^https?:\/\/\S+$/i.test(url)) problems.push(`TSA_URL: ${JSON.stringify(url)} is not an http(s) URL`)
+  }
+  if (production && e.TSA_URL.length === 0) {
+    problems.push('TSA_URL: required in production (the development TSA is not a trusted time source)')
+  }
+  const trustProxy = trustProxyOf(e.TRUST_PROXY, production, problems)
   if (e.WEB_API_BASE_URL !== undefined && !/^https?:\/\/[^\s?#]+$/i.test(e.WEB_API_BASE_URL)) {
     problems.push('WEB_API_BASE_URL: must be an absolute http(s) URL without query or fragment')
   }
@@ -372,8 +426,13 @@ export function loadConfig(env: Env): Config {
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`)
 
   const host = e.HOST ?? (production ? '0.0.0.0' : '127.0.0.1')
-  const publicUrl = trimSlash(e.PUBLIC_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${e.PORT}`)
-  const verifyBaseUrl = trimSlash(e.VERIFY_BASE_URL ?? publicUrl)
+  const urlsForPort = (port: number) => {
+    const publicUrl = trimSlash(e.PUBLIC_URL ?? `http://${hostInUrl(host)}:${port}`)
+    const verifyBaseUrl = trimSlash(e.VERIFY_BASE_URL ?? publicUrl)
+    const corsOrigins = e.CORS_ORIGINS.length > 0 ? e.CORS_ORIGINS : [new URL(verifyBaseUrl).origin]
+    return { publicUrl, verifyBaseUrl, corsOrigins }
+  }
+  const { publicUrl, verifyBaseUrl, corsOrigins } = urlsForPort(e.PORT)
   return {
     production,
     host,
@@ -382,9 +441,10 @@ export function loadConfig(env: Env): Config {
     publicUrl,
     verifyBaseUrl,
     appScheme: e.APP_SCHEME,
-    corsOrigins: e.CORS_ORIGINS.length > 0 ? e.CORS_ORIGINS : [new URL(verifyBaseUrl).origin],
+    corsOrigins,
+    urlsForPort,
     logLevel: e.LOG_LEVEL,
-    trustProxy: e.TRUST_PROXY,
+    trustProxy,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     hstsMaxAgeSeconds: publicUrl.startsWith('https://')
       ? (e.HSTS_MAX_AGE_SECONDS ?? (production ? DEFAULT_HSTS_MAX_AGE_SECONDS : 0))
@@ -402,6 +462,15 @@ export function loadConfig(env: Env): Config {
       explorerTxUrl: e.EXPLORER_TX_URL,
       // A local chain answers in milliseconds; a public one mines every few seconds.
       pollingIntervalMs: e.CHAIN_POLLING_INTERVAL_MS ?? (e.RPC_URL.length === 0 ? 20 : 1000),
+    },
+    pdfSigning: {
+      signer: pdfSigner ?? { kind: 'development' },
+      timestamps: {
+        urls: e.TSA_URL,
+        attemptTimeoutMs: e.TSA_ATTEMPT_TIMEOUT_MS,
+        deadlineMs: e.TSA_DEADLINE_MS,
+        attempts: e.TSA_ATTEMPTS,
+      },
     },
     jwt: { secret: e.JWT_SECRET, issuer: e.JWT_ISSUER, audience: e.JWT_AUDIENCE },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
@@ -479,7 +548,7 @@ function oauthProvider(
   return { issuer, clientId, clientSecret, allowedTenants: allowedTenants.map((tenant) => tenant.toLowerCase()) }
 }
 
-/** The token's settings; each problem names its variable, and none quotes the PIN. */
+/** The relayer keys' token; each problem names its variable, and none quotes the PIN. */
 function pkcs11Config(e: z.infer<typeof EnvSchema>, problems: string[]): Pkcs11Config | undefined {
   const before = problems.length
   if (e.RELAYER_PRIVATE_KEY.length > 0) {
@@ -490,15 +559,54 @@ function pkcs11Config(e: z.infer<typeof EnvSchema>, problems: string[]): Pkcs11C
   if (e.RPC_URL.length === 0) {
     problems.push('RPC_URL: required when RELAYER_SIGNER is pkcs11 (the embedded chain funds only its own keys)')
   }
+  if (e.PKCS11_KEY_LABELS.length === 0) problems.push('PKCS11_KEY_LABELS: required when RELAYER_SIGNER is pkcs11')
+  if (new Set(e.PKCS11_KEY_LABELS).size !== e.PKCS11_KEY_LABELS.length) {
+    problems.push('PKCS11_KEY_LABELS: a label is listed twice')
+  }
+  const token = tokenConfig(e, 'RELAYER_SIGNER', problems)
+  if (problems.length > before || !token) return undefined
+  return { ...token, keyLabels: e.PKCS11_KEY_LABELS }
+}
+
+/** The PDF signatures' key: the development identity, or a key on the token with its certificate chain. */
+function pdfSignerConfig(
+  e: z.infer<typeof EnvSchema>,
+  production: boolean,
+  problems: string[],
+): PdfSignerConfig | undefined {
+  const kind = e.PDF_SIGNER ?? (production ? 'pkcs11' : 'development')
+  if (kind === 'development') {
+    if (production)
+      problems.push('PDF_SIGNER: must be pkcs11 in production (the development certificates are untrusted)')
+    return { kind }
+  }
+  const before = problems.length
+  if (e.PDF_SIGNING_KEY_LABEL === undefined) problems.push('PDF_SIGNING_KEY_LABEL: required when PDF_SIGNER is pkcs11')
+  let certificatesPem: string | undefined
+  if (e.PDF_SIGNING_CERTIFICATES === undefined) {
+    problems.push(
+      'PDF_SIGNING_CERTIFICATES: required when PDF_SIGNER is pkcs11 (a PEM file, the signing certificate first)',
+    )
+  } else {
+    try {
+      certificatesPem = readFileSync(e.PDF_SIGNING_CERTIFICATES, 'utf8')
+    } catch {
+      problems.push('PDF_SIGNING_CERTIFICATES: cannot be read')
+    }
+  }
+  const token = tokenConfig(e, 'PDF_SIGNER', problems)
+  if (problems.length > before || !token) return undefined
+  return { kind, token, keyLabel: e.PDF_SIGNING_KEY_LABEL!, certificatesPem: certificatesPem! }
+}
+
+/** The token's library, label and PIN, for `user` (the variable that chose pkcs11); none of its problems quotes the PIN. */
+function tokenConfig(e: z.infer<typeof EnvSchema>, user: string, problems: string[]): TokenConfig | undefined {
+  const before = problems.length
   for (const [name, value] of [
     ['PKCS11_MODULE', e.PKCS11_MODULE],
     ['PKCS11_TOKEN_LABEL', e.PKCS11_TOKEN_LABEL],
   ] as const) {
-    if (value === undefined) problems.push(`${name}: required when RELAYER_SIGNER is pkcs11`)
-  }
-  if (e.PKCS11_KEY_LABELS.length === 0) problems.push('PKCS11_KEY_LABELS: required when RELAYER_SIGNER is pkcs11')
-  if (new Set(e.PKCS11_KEY_LABELS).size !== e.PKCS11_KEY_LABELS.length) {
-    problems.push('PKCS11_KEY_LABELS: a label is listed twice')
+    if (value === undefined) problems.push(`${name}: required when ${user} is pkcs11`)
   }
   let pin = e.PKCS11_PIN
   if (pin !== undefined && e.PKCS11_PIN_FILE !== undefined) {
@@ -511,14 +619,13 @@ function pkcs11Config(e: z.infer<typeof EnvSchema>, problems: string[]): Pkcs11C
     }
     if (pin === '') problems.push('PKCS11_PIN_FILE: the file is empty')
   } else if (pin === undefined) {
-    problems.push('PKCS11_PIN: required when RELAYER_SIGNER is pkcs11 (or PKCS11_PIN_FILE)')
+    problems.push(`PKCS11_PIN: required when ${user} is pkcs11 (or PKCS11_PIN_FILE)`)
   }
   if (problems.length > before) return undefined
   return {
     module: e.PKCS11_MODULE!,
     tokenLabel: e.PKCS11_TOKEN_LABEL!,
     pin: pin!,
-    keyLabels: e.PKCS11_KEY_LABELS,
     callTimeoutMs: e.PKCS11_CALL_TIMEOUT_MS,
     probeIntervalMs: e.PKCS11_PROBE_INTERVAL_MS,
   }
@@ -526,4 +633,57 @@ function pkcs11Config(e: z.infer<typeof EnvSchema>, problems: string[]): Pkcs11C
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '')
+}
+
+/** Names proxy-addr knows for address ranges, as Fastify's trustProxy takes them. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/**
+ * TRUST_PROXY as Fastify's `trustProxy` takes it: unset or "false" trusts no proxy; otherwise the proxies' addresses,
+ * CIDRs or proxy-addr's range names, comma-separated. "true" trusts every hop of X-Forwarded-For, whose leftmost
+ * entries the client writes itself, so every per-IP limit could be bypassed unless the proxy replaces the header:
+ * refused in production. A hop count cannot tell a proxy from a client that sends enough hops (Fastify 5 refuses it).
+ */
+function trustProxyOf(value: string | undefined, production: boolean, problems: string[]): TrustProxy {
+  const lower = value?.toLowerCase()
+  if (lower === undefined || lower === 'false' || lower === 'no' || lower === '0') return false
+  if (lower === 'true' || lower === 'yes') {
+    if (production) problems.push(`TRUST_PROXY: "true" ${TRUST_EVERY_HOP}`)
+    return true
+  }
+  if (/^\d+$/.test(lower)) {
+    problems.push(
+      "TRUST_PROXY: a hop count cannot tell a proxy from a client that sends enough hops; give the proxies' addresses",
+    )
+    return false
+  }
+  const entries = value!
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+  for (const entry of entries) {
+    if (!PROXY_RANGE_NAMES.has(entry) && !isAddressOrCidr(entry)) {
+      problems.push(`TRUST_PROXY: "${entry}" is not an IP address, a CIDR or a range name (loopback, …)`)
+    }
+  }
+  return entries
+}
+
+/** Why TRUST_PROXY=true is refused in production and warned about elsewhere. */
+export const TRUST_EVERY_HOP =
+  "trusts every X-Forwarded-For hop, which clients can write themselves; give the load balancer's addresses or " +
+  'CIDRs (e.g. 127.0.0.1 or 10.0.0.0/8)'
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/')
+  const version = isIP(address ?? '')
+  if (version === 0 || rest.length > 0) return false
+  if (prefix === undefined) return true
+  return /^\d+$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128)
+}
+
+/** The listen address as a URL's host: a wildcard address as the loopback one, an IPv6 address in brackets. */
+export function hostInUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1'
+  return host.includes(':') ? `[${host}]` : host
 }

@@ -1,13 +1,14 @@
 // Starts the whole service from a config: database, chain (embedded anvil unless RPC_URL is set), HTTP app.
 // Used by src/server.ts and by the acceptance tests, which drive a real listening server.
 import { mkdir } from 'node:fs/promises'
+import { type AddressInfo, createServer } from 'node:net'
 import { resolve } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
 import type { AppInstance } from './api/app-types.ts'
 import type { ChainContext } from './chain/chain-context.ts'
 import type { ConnectedChain } from './chain/connect-chain.ts'
-import type { Config } from './config.ts'
+import { type Config, hostInUrl, TRUST_EVERY_HOP } from './config.ts'
 import { type DatabaseHandle, openDatabase, pgliteDirectory } from './db/database.ts'
 import { migrateDatabase } from './db/migrate.ts'
 import { prepareNewPgliteDirectory } from './db/pglite-template.ts'
@@ -68,10 +69,20 @@ async function serve(
   const { chain } = connected
   try {
     const jwtSecret = config.jwt.secret ?? (await loadOrCreateDevJwtSecret(dataDir))
-    const effectiveConfig: Config = { ...config, jwt: { ...config.jwt, secret: jwtSecret } }
+    // PORT=0: the free port is picked now, so that the URLs that default to the service's own address (every QR
+    // code's, CORS's) name it rather than port 0. Another process could take it before the listen below: the start
+    // then fails with EADDRINUSE, as for any port.
+    const port = config.port === 0 ? await freePort(config.host) : config.port
+    const effectiveConfig: Config = {
+      ...config,
+      port,
+      ...config.urlsForPort(port),
+      jwt: { ...config.jwt, secret: jwtSecret },
+    }
+    if (config.trustProxy === true) logger.warn(`TRUST_PROXY=true ${TRUST_EVERY_HOP}`)
     const app = await buildApp({ config: effectiveConfig, database, chain, logger })
-    const address = await app.listen({ host: config.host, port: config.port })
-    const url = config.port === 0 ? address : `http://${displayHost(config.host)}:${config.port}`
+    await app.listen({ host: config.host, port })
+    const url = `http://${hostInUrl(config.host)}:${port}`
     logger.info(
       { url, chainId: chain.chainId, contractAddress: chain.contractAddress, database: database.kind },
       `Document anchoring service ready at ${url}`,
@@ -119,6 +130,14 @@ async function openMigratedDatabase(config: Config, dataDir: string): Promise<Da
   }
 }
 
-function displayHost(host: string): string {
-  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
+/** A port free on `host` at this moment: the system's pick for a listen on port 0. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen({ host, port: 0 }, () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
 }

@@ -4,8 +4,18 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.ts'
 
+/** What PDF_SIGNING_CERTIFICATES names: the configuration only reads it (the service checks it when it opens the key). */
+const CERTIFICATES_FILE = join(mkdtempSync(join(tmpdir(), 'config-certificates-')), 'chain.pem')
+writeFileSync(CERTIFICATES_FILE, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n')
+
 const PRODUCTION_ENV = {
   NODE_ENV: 'production',
+  PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so',
+  PKCS11_TOKEN_LABEL: 'relayers',
+  PKCS11_PIN: '24681357',
+  PDF_SIGNING_KEY_LABEL: 'pdf-signing',
+  PDF_SIGNING_CERTIFICATES: CERTIFICATES_FILE,
+  TSA_URL: 'https://tsa-1.example/tsr,https://tsa-2.example/tsr',
   JWT_SECRET: 'x'.repeat(32),
   DATABASE_URL: 'postgres://db.internal/anchors',
   RPC_URL: 'https://rpc-1.internal,https://rpc-2.internal',
@@ -82,6 +92,27 @@ describe('loadConfig', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://a.example', HSTS_MAX_AGE_SECONDS: '600' }).hstsMaxAgeSeconds).toBe(600)
   })
 
+  it('takes TRUST_PROXY as the proxies\' addresses or CIDRs, and refuses "true" in production', () => {
+    expect(loadConfig({}).trustProxy).toBe(false)
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false)
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8, loopback' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ])
+    expect(loadConfig({ ...PRODUCTION_ENV, TRUST_PROXY: '10.1.2.3' }).trustProxy).toEqual(['10.1.2.3'])
+    // Development keeps "true" (with a warning at start); production refuses it, naming what to give instead.
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true)
+    expect(errorOf({ ...PRODUCTION_ENV, TRUST_PROXY: 'true' })).toContain(
+      'TRUST_PROXY: "true" trusts every X-Forwarded-For hop, which clients can write themselves; give the load balancer\'s',
+    )
+    expect(errorOf({ TRUST_PROXY: '2' })).toContain('TRUST_PROXY: a hop count cannot tell a proxy from a client')
+    expect(errorOf({ TRUST_PROXY: '10.0.0.0/33' })).toContain('TRUST_PROXY: "10.0.0.0/33" is not an IP address')
+    expect(errorOf({ TRUST_PROXY: 'proxy.internal' })).toContain('"proxy.internal" is not an IP address')
+  })
+
   it('treats PRODUCTION=true like NODE_ENV=production', () => {
     expect(errorOf({ PRODUCTION: 'true' })).toContain('JWT_SECRET: required in production')
   })
@@ -111,14 +142,7 @@ describe('loadConfig', () => {
 
   describe('RELAYER_SIGNER=pkcs11', () => {
     const { RELAYER_PRIVATE_KEY: _, ...withoutKey } = PRODUCTION_ENV
-    const PKCS11_ENV = {
-      ...withoutKey,
-      RELAYER_SIGNER: 'pkcs11',
-      PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so',
-      PKCS11_TOKEN_LABEL: 'relayers',
-      PKCS11_PIN: '24681357',
-      PKCS11_KEY_LABELS: 'relayer-a, relayer-b',
-    }
+    const PKCS11_ENV = { ...withoutKey, RELAYER_SIGNER: 'pkcs11', PKCS11_KEY_LABELS: 'relayer-a, relayer-b' }
 
     it('takes the token settings in place of a private key', () => {
       const config = loadConfig(PKCS11_ENV)
@@ -163,6 +187,56 @@ describe('loadConfig', () => {
       } finally {
         rmSync(dir, { recursive: true })
       }
+    })
+  })
+
+  describe('the PDF signer', () => {
+    it('takes its key from the token and its chain from a PEM file in production, and needs a TSA there', () => {
+      const config = loadConfig(PRODUCTION_ENV)
+      expect(config.pdfSigning.signer).toEqual({
+        kind: 'pkcs11',
+        token: {
+          module: '/usr/lib/softhsm/libsofthsm2.so',
+          tokenLabel: 'relayers',
+          pin: '24681357',
+          callTimeoutMs: 10_000,
+          probeIntervalMs: 5_000,
+        },
+        keyLabel: 'pdf-signing',
+        certificatesPem: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+      })
+      expect(config.pdfSigning.timestamps).toEqual({
+        urls: ['https://tsa-1.example/tsr', 'https://tsa-2.example/tsr'],
+        attemptTimeoutMs: 5_000,
+        deadlineMs: 15_000,
+        attempts: 4,
+      })
+      const { TSA_URL: _, ...withoutTsa } = PRODUCTION_ENV
+      expect(errorOf(withoutTsa)).toContain('TSA_URL: required in production')
+      expect(errorOf({ ...PRODUCTION_ENV, TSA_URL: 'ftp://tsa.example' })).toContain(
+        'TSA_URL: "ftp://tsa.example" is not',
+      )
+    })
+
+    it('refuses the development certificates in production, and names what a token signer lacks', () => {
+      expect(errorOf({ ...PRODUCTION_ENV, PDF_SIGNER: 'development' })).toContain(
+        'PDF_SIGNER: must be pkcs11 in production',
+      )
+      for (const name of ['PDF_SIGNING_KEY_LABEL', 'PDF_SIGNING_CERTIFICATES', 'PKCS11_PIN']) {
+        const env: Record<string, string> = { ...PRODUCTION_ENV }
+        delete env[name]
+        expect(errorOf(env)).toContain(`${name}: required when PDF_SIGNER is pkcs11`)
+      }
+      expect(errorOf({ ...PRODUCTION_ENV, PDF_SIGNING_CERTIFICATES: '/no/such/chain.pem' })).toContain(
+        'PDF_SIGNING_CERTIFICATES: cannot be read',
+      )
+    })
+
+    it('uses the development identity and its own TSA by default outside production', () => {
+      expect(loadConfig({}).pdfSigning).toEqual({
+        signer: { kind: 'development' },
+        timestamps: { urls: [], attemptTimeoutMs: 5_000, deadlineMs: 15_000, attempts: 4 },
+      })
     })
   })
 

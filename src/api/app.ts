@@ -23,9 +23,10 @@ import { commonHeaders, setAnswerHeaders } from './common-headers.ts'
 import { registerCors, servicePolicy } from './cors.ts'
 import { type EarlyAnswer, requestIds, serverWithEarlyAnswers } from './early-answers.ts'
 import { registerErrorHandling, sendProblem } from './error-handler.ts'
-import { clientErrorHandler, frameworkErrors } from './framework-errors.ts'
+import { answerServerEdges, clientErrorHandler, frameworkErrors, missingHostProblem } from './framework-errors.ts'
 import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
 import { mailerPlugin } from './plugins/mailer.ts'
+import { pdfSigningPlugin } from './plugins/pdf-signing.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { relayerPlugin } from './plugins/relayer.ts'
 import { signInCleanupPlugin } from './plugins/sign-in-cleanup.ts'
@@ -36,6 +37,7 @@ import { authRoutes } from './routes/auth.ts'
 import { healthRoutes } from './routes/health.ts'
 import { infoRoutes } from './routes/info.ts'
 import { libraryRoutes } from './routes/library.ts'
+import { pdfSignatureRoutes } from './routes/pdf-signatures.ts'
 import { relayRoutes } from './routes/relay.ts'
 import { verifyRoutes } from './routes/verify.ts'
 import { webRoutes } from './routes/web.ts'
@@ -78,6 +80,8 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
     childLoggerFactory: requestLoggerFactory(deps.logger?.level ?? config.logLevel),
     frameworkErrors,
     clientErrorHandler,
+    // Node's own 400 for a request without Host is a bare one: the app answers it with a problem body instead.
+    http: { requireHostHeader: false },
     // Zod validates and serializes every schema here. Given as the factories rather than set after construction, so
     // that Fastify never loads its default compilers (Ajv and fast-json-stringify, ~80 ms of a start) to replace them.
     schemaController: { compilersFactory: ZOD_COMPILERS },
@@ -105,8 +109,14 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   app.decorate('answerHeaders', answerHeaders)
   // Hooks on every request take a callback rather than being async: no promise per request and hook. One hook sets
   // every header all answers carry: each hook costs every request a turn of Fastify's hook runner.
+  answerServerEdges(app.server, answerHeaders)
   app.addHook('onRequest', (request, reply, done) => {
     setAnswerHeaders(answerHeaders, request, reply)
+    const noHost = missingHostProblem(request)
+    if (noHost) {
+      sendProblem(reply, noHost)
+      return
+    }
     if (app.lifecycle.shuttingDown && request.url !== '/healthz') {
       reply.header('connection', 'close')
       sendProblem(reply, new ProblemError(503, 'NOT_READY', 'The service is shutting down'))
@@ -147,10 +157,12 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   await app.register(relayerPlugin)
   await app.register(verifyPlugin)
   await app.register(mailerPlugin)
+  await app.register(pdfSigningPlugin)
   await app.register(signInCleanupPlugin)
   await app.register(healthRoutes)
   await app.register(infoRoutes)
   await app.register(relayRoutes)
+  await app.register(pdfSignatureRoutes)
   await app.register(authRoutes)
   await app.register(verifyRoutes)
   await app.register(webRoutes)

@@ -3,7 +3,7 @@
 // runs: `anchor --help`, `anchor <command> --help` and a mistyped name load none of them.
 
 import type { PdfError } from '@docanchor/client'
-import { type CliCommand, type CliContext, writeJson } from './cli-context.ts'
+import { type CliCommand, type CliContext, displaySafeIo, writeJson } from './cli-context.ts'
 import { CliError, EXIT } from './cli-errors.ts'
 
 export const anchorCommands: Record<string, CliCommand> = {
@@ -30,26 +30,34 @@ named only inside a PDF never is.`,
   },
   sign: {
     summary: 'anchor a signature and append it to a PDF as a QR code and metadata',
-    usage: `anchor sign <in.pdf> -o <out.pdf> --name <name> [--email <address>]
+    usage: `anchor sign <in.pdf> -o <out.pdf> --name <name> [--email <address> [--unattested]]
             [--type individual|company] [--company <name>] [--position <title>] [--geo <lat>,<lng>]
-            [--page <n>] [--x <pt>] [--y <pt>] [--size <pt>] [--service <url>] [--json]
+            [--page <n>] [--x <pt>] [--y <pt>] [--size <pt>] [--password-file <file>] [--service <url>] [--json]
 
-  --email     defaults to the e-mail address of the login
-  --page      page for the QR code, from 1 (default 1)
-  --x, --y    lower-left corner of the QR code in points (default: bottom right, left of earlier codes)
-  --size      side of the QR code in points (default 96)`,
+  --email          defaults to the e-mail address of the login; another address is refused, since the service
+                   attests the login's and verifiers would show a mismatch
+  --unattested     sign with --email as stated, without the service's attestation (shown as claimed)
+  --page           page for the QR code, from 1 (default 1)
+  --x, --y         lower-left corner of the QR code in points from the lower-left corner of the page as it is
+                   displayed (rotation and crop box applied); default: bottom right, left of earlier codes
+  --size           side of the QR code in points, 36 to 1000 (default 96)
+  --password-file  file holding the password of a PDF that needs one to open (- reads stdin); an owner password
+                   alone needs none
+
+Nothing is anchored (and nothing spent) when the PDF, the output path, the login or the QR code's place is wrong.`,
     load: async () => (await import('./commands/sign.ts')).runSign,
   },
   verify: {
     summary: 'check every signature of a PDF, or the anchor a QR URL names',
     usage: `anchor verify <file.pdf | QR URL> [--json] [--service <url>] [--rpc <url> [--contract <address>]]
-              [--qr-url <url>]...
+              [--qr-url <url>]... [--password-file <file>]
 
   --rpc       read the anchors from this JSON-RPC endpoint instead of trusting the service
   --contract  the DocumentAnchors address for --rpc; without it, the configured service's contract (--service,
               ANCHOR_URL or the stored login), else the contracts pinned with \`anchor pin\`. A contract named only
               in the PDF is refused: anyone can deploy one.
   --qr-url    a QR URL printed on the page, for signatures whose metadata (version 1) has none
+  --password-file  file holding the password of a PDF that needs one to open (- reads stdin)
 
 Each signature's identity is attested (the service attests the account that anchored it), claimed (no attestation:
 the signer's application's word) or MISMATCH (the service attests another account): name, company and position are
@@ -75,7 +83,7 @@ function overview(): string {
 /** What the user can do about each kind of unusable PDF. */
 const PDF_ADVICE: Record<PdfError['code'], string> = {
   ERR_NOT_PDF: '',
-  ERR_PDF_ENCRYPTED: '; remove the password first (qpdf --decrypt --password=<password> in.pdf out.pdf)',
+  ERR_PDF_PASSWORD: '; give it in a file with --password-file <file> (never on the command line)',
   ERR_PDF_DAMAGED: '; a repaired copy may work (qpdf in.pdf repaired.pdf), but signatures in it will not verify',
   ERR_PDF_UNSUPPORTED: '',
 }
@@ -92,8 +100,9 @@ async function describeFailure(error: unknown): Promise<CliError> {
 }
 
 /** Runs `anchor <argv>`; resolves with the exit code. */
-export async function runAnchorCommand(argv: readonly string[], context: CliContext): Promise<number> {
+export async function runAnchorCommand(argv: readonly string[], given: CliContext): Promise<number> {
   const [name, ...rest] = argv
+  const context = { ...given, io: displaySafeIo(given.io) }
   const { io } = context
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     ;(name === undefined ? io.stderr : io.stdout).write(`${overview()}\n`)

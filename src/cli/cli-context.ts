@@ -1,7 +1,8 @@
 // What every `anchor` subcommand receives: its streams, its configuration, and a fetch tests may route.
 
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { type ParseArgsConfig, parseArgs } from 'node:util'
+import { escapeDisplayControls } from '@docanchor/client/display-text'
 import type { CliConfig } from './cli-config.ts'
 import { CliError, EXIT, usageError } from './cli-errors.ts'
 
@@ -27,28 +28,62 @@ export interface CliCommand {
   load(): Promise<CliRun>
 }
 
-/** node:util parseArgs with its errors turned into usage errors. */
+/** node:util parseArgs with its errors turned into usage errors, and negative numbers taken as values. */
 export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(
   argv: readonly string[],
   options: T,
 ) {
   try {
-    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: true })
+    return parseArgs({ args: joinNegativeValues(argv, options), options, strict: true, allowPositionals: true })
   } catch (error) {
     throw usageError((error as Error).message)
   }
 }
 
-/** A numeric option's value, undefined when absent; a usage error when it is not a number `check` accepts. */
+const NEGATIVE_NUMBER = /^-\.?\d/
+
+/**
+ * parseArgs reads an argument that starts with a dash as an option, so `--x -50` fails; written `--x=-50` it is the
+ * value. Only after an option that takes a value, and only for what reads as a number: `-o -file.pdf` stays an error.
+ */
+function joinNegativeValues(argv: readonly string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const longName = new Map<string, string>()
+  for (const [name, option] of Object.entries(options)) {
+    if (option.type !== 'string') continue
+    longName.set(`--${name}`, name)
+    if (option.short) longName.set(`-${option.short}`, name)
+  }
+  const joined: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const argument = argv[i]!
+    if (argument === '--') {
+      joined.push(...argv.slice(i))
+      break
+    }
+    const name = longName.get(argument)
+    const next = argv[i + 1]
+    if (name !== undefined && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      joined.push(`--${name}=${next}`)
+      i++
+    } else joined.push(argument)
+  }
+  return joined
+}
+
+/**
+ * A numeric option's value, undefined when absent; a usage error saying what is allowed (`expected`, e.g. "a number
+ * from 36 to 1000") when it is not a number `check` accepts.
+ */
 export function numberOption(
   name: string,
   value: string | undefined,
   check: (n: number) => boolean,
+  expected: string,
 ): number | undefined {
   if (value === undefined) return undefined
   const parsed = Number(value)
   if (value.trim() === '' || !Number.isFinite(parsed) || !check(parsed))
-    throw usageError(`--${name} ${value} is not valid`)
+    throw usageError(`--${name} ${value} is not valid: it must be ${expected}`)
   return parsed
 }
 
@@ -64,14 +99,79 @@ export function serviceUrl(context: CliContext, flag: string | undefined): strin
   return url.replace(/\/+$/, '')
 }
 
+/**
+ * JSON for scripts. JSON.stringify escapes C0 controls but writes C1 controls and bidirectional formatting characters
+ * as they are: those are escaped too (`\u009b`, `\u202e`), so the text stays the same data and no terminal acts on it.
+ */
 export function writeJson(io: CliIo, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
+  const json = JSON.stringify(value, null, 2).replace(
+    /[\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+  io.stdout.write(`${json}\n`)
 }
 
-export async function readInputFile(path: string): Promise<Uint8Array> {
-  try {
-    return new Uint8Array(await readFile(path))
-  } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code}`, EXIT.input, 'FILE_UNREADABLE')
-  }
+/**
+ * Writes lines for a person to read. Each line may hold what a payload, a PDF or a service said (a signer's name, an
+ * e-mail address): its control and bidirectional formatting characters are shown as `<U+XXXX>`, line breaks
+ * included, so no such text can move the cursor, erase a line, hide text or reverse what follows it.
+ */
+export function writeLines(stream: NodeJS.WritableStream, lines: readonly string[]): void {
+  stream.write(`${lines.map((line) => escapeDisplayControls(line)).join('\n')}\n`)
 }
+
+/**
+ * The command's streams, every write escaping control and bidirectional formatting characters but line breaks: what
+ * a message quotes (an error naming a file's contents, a service's answer) reaches the terminal as text. Lines built
+ * from such text are written with writeLines, which escapes their line breaks too.
+ */
+export function displaySafeIo(io: CliIo): CliIo {
+  return { stdin: io.stdin, stdout: displaySafe(io.stdout), stderr: displaySafe(io.stderr) }
+}
+
+function displaySafe(stream: NodeJS.WritableStream): NodeJS.WritableStream {
+  return new Proxy(stream, {
+    get(target, property) {
+      if (property === 'write') {
+        return (chunk: unknown, ...rest: unknown[]) =>
+          (target.write as (...args: unknown[]) => boolean)(
+            typeof chunk === 'string' ? escapeDisplayControls(chunk, { keepNewlines: true }) : chunk,
+            ...rest,
+          )
+      }
+      const value = Reflect.get(target, property, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
+
+/** Reads a file the user named; `maxBytes` refuses a larger one before reading it. */
+export async function readInputFile(path: string, maxBytes = Number.POSITIVE_INFINITY): Promise<Uint8Array> {
+  const found = await stat(path).catch((error: unknown) => {
+    throw unreadable(path, error)
+  })
+  if (found.isDirectory()) throw new CliError(`cannot read ${path}: it is a directory`, EXIT.input, 'FILE_UNREADABLE')
+  if (found.size > maxBytes) {
+    throw new CliError(
+      `${path} is ${sizeText(found.size)}; the most this command reads is ${sizeText(maxBytes)}`,
+      EXIT.input,
+      'FILE_TOO_LARGE',
+    )
+  }
+  return new Uint8Array(
+    await readFile(path).catch((error: unknown) => {
+      throw unreadable(path, error)
+    }),
+  )
+}
+
+function unreadable(path: string, error: unknown): CliError {
+  const code = (error as NodeJS.ErrnoException).code
+  return new CliError(
+    `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code}`,
+    EXIT.input,
+    'FILE_UNREADABLE',
+  )
+}
+
+const sizeText = (bytes: number) => (bytes < 2 ** 20 ? `${bytes} bytes` : `${Math.ceil(bytes / 2 ** 20)} MB`)

@@ -9,6 +9,8 @@ import {
   type AnchorRecord,
   type AnchorRequest,
   createAnchorClient,
+  type PdfSignatureRequest,
+  pdfSignatureCms,
   type ServiceInfo,
   type SignInResult,
 } from '@docanchor/client'
@@ -54,6 +56,11 @@ export class ServiceClient {
   /** Anchors the request and waits until it is confirmed. */
   relay(request: AnchorRequest): Promise<{ txHash: string }> {
     return this.explain(() => this.api.relay(request, { waitMs: this.relayTimeoutMs }), true)
+  }
+
+  /** The service's PDF signature (CMS, DER) for one of the user's confirmed anchors. */
+  async pdfSignature(request: PdfSignatureRequest): Promise<Uint8Array> {
+    return pdfSignatureCms(await this.explain(() => this.api.pdfSignature(request), true))
   }
 
   /** The anchor of a transaction as the service reports it; null when there is none. */

@@ -145,6 +145,26 @@ export const anchors = pgTable(
 )
 
 /**
+ * The service's PDF signatures: one per anchor, for the digest its owner first asked for, so that a repeat of the same
+ * request is answered with the same CMS and another digest is refused. The digest is all the service ever sees of the
+ * document.
+ */
+export const pdfSignatures = pgTable('pdf_signatures', {
+  anchorId: uuid('anchor_id')
+    .primaryKey()
+    .references(() => anchors.id, { onDelete: 'cascade' }),
+  /** SHA-256 of the PDF's byte range, lower-case hex. */
+  digest: text('digest').notNull(),
+  /** The CMS answered (DER, base64). */
+  cms: text('cms').notNull(),
+  /** What the timestamp token says, beside the anchor's block time. */
+  timestampTime: timestamp('timestamp_time', { withTimezone: true, precision: 3 }).notNull(),
+  timestampAuthority: text('timestamp_authority').notNull(),
+  blockTime: timestamp('block_time', { withTimezone: true, precision: 3 }).notNull(),
+  createdAt: createdAt(),
+})
+
+/**
  * The relayer's outbox: every signed transaction (the first and each fee-bumped replacement) is stored here before
  * it is broadcast, so a crash never leaves a transaction on chain that the service does not know about.
  */

@@ -51,6 +51,8 @@ export async function bundlePage(): Promise<BundledPage> {
     // @docanchor/client's TypeScript sources, as everywhere in the repository (no build step on install).
     resolve: { conditions: ['@docanchor/source', ...defaultClientConditions] },
     plugins: [collectSourceFiles(inputs)],
+    // The PDF reader's worker (pdf-check.ts), as a module like the page's own scripts.
+    worker: { format: 'es', plugins: () => [collectSourceFiles(inputs)] },
     build: {
       write: false,
       target: TARGETS,

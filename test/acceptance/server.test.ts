@@ -15,6 +15,7 @@ interface Info {
   contractAddress: `0x${string}`
   relayers: `0x${string}`[]
   publicRpcUrl: string
+  verifyBaseUrl: string
 }
 
 describe('the service process on embedded defaults', () => {
@@ -42,6 +43,14 @@ describe('the service process on embedded defaults', () => {
     const info = (await (await fetch(`${server.url}/api/info`)).json()) as Info
     expect(info.chainId).toBe(31337)
     expect(info.contractAddress).toMatch(/^0x[0-9a-f]{40}$/)
+    // PORT=0: the URLs that default to the service's own address name the port it bound, never port 0.
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/)
+    expect(info.verifyBaseUrl).toBe(server.url)
+    const preflight = await fetch(`${server.url}/api/verify/0x${'00'.repeat(32)}`, {
+      method: 'OPTIONS',
+      headers: { origin: server.url, 'access-control-request-method': 'GET' },
+    })
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(server.url)
 
     // An anchor sent straight to the embedded chain by the service's relayer account.
     const relayer = anvilAccount(1)

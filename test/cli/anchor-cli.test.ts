@@ -196,7 +196,11 @@ describe('anchor login, sign, verify and logout against the service on anvil', (
     await writeFile(join(dir, 'tampered.pdf'), tampered)
     const run = await anchor(['verify', join(dir, 'tampered.pdf'), '--json'])
     const result = JSON.parse(run.stdout)
-    expect(result.signatures.map((s: { valid: boolean }) => s.valid)).toEqual([true, false, false])
+    // Signature 1's PDF signature covers its own revision; the others' document hashes cover it too.
+    expect(result.signatures.map((s: { valid: boolean }) => s.valid)).toEqual([false, false, false])
+    expect(result.signatures[0].problems).toEqual([
+      'its PDF signature is invalid: the document’s bytes are not what was signed',
+    ])
     expect(result.signatures[1].problems[0]).toMatch(/changed since it was signed/)
     expect(run.code).toBe(1)
 
@@ -216,7 +220,7 @@ describe('anchor login, sign, verify and logout against the service on anvil', (
     await writeFile(join(dir, 'encrypted.pdf'), encrypted)
     const locked = await anchor(['sign', join(dir, 'encrypted.pdf'), '-o', join(dir, 'x.pdf'), '--name', 'A'])
     expect(locked.code).toBe(2)
-    expect(locked.stderr).toContain('the PDF is encrypted; remove the password first')
+    expect(locked.stderr).toContain('the PDF is protected by a password that is needed to open it')
 
     const unsigned = await anchor(['verify', original()])
     expect(unsigned.stdout).toContain('the PDF has no signatures')

@@ -7,6 +7,7 @@ import { type AnchorPayloadInput, type AnchorRequest, signPdf } from '@docanchor
 import type { Hash } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pdfLibDocument } from '../../packages/client/test/pdf/portable-fixtures.ts'
+import { testPdfSignature } from '../../packages/client/test/pdf/test-pdf-signer.ts'
 import { deployDocumentAnchors } from '../../src/chain/deploy-document-anchors.ts'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
 import { ServiceClient } from '../../src/cli/service-client.ts'
@@ -38,6 +39,7 @@ async function signAs(input: Uint8Array, signer: Signer, options: { salt?: boole
     contractAddress: info.contractAddress,
     anchor: ({ salt, ...request }) =>
       client.relay(((options.salt ?? true) ? { ...request, salt } : request) as AnchorRequest),
+    pdfSignature: (request) => client.pdfSignature(request),
   })
   return result.bytes
 }
@@ -158,6 +160,8 @@ describe('anchor verify --rpc: the contract is never the PDF’s word', () => {
         await t.testChain.publicClient.waitForTransactionReceipt({ hash: txHash })
         return { txHash }
       },
+      // And signs the PDF with a certificate of their own.
+      pdfSignature: testPdfSignature,
     })
     forgedPdf = await save('rpc-forged.pdf', forged.bytes)
   })

@@ -4,8 +4,12 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
+  type AnchorPayload,
+  type AnchorRequest,
   encryptPayload,
   generatePayloadKey,
+  identityCommitment,
+  type PdfSignatureRequest,
   type SignPdfResult,
   serializeAnchorPayload,
   signPdf,
@@ -14,9 +18,11 @@ import {
 import type { FastifyBaseLogger } from 'fastify'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 import pino from 'pino'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Page, Worker } from 'playwright-core'
 import type { Hash } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HOSTILE_FILES } from '../../packages/client/test/pdf/hostile-files.ts'
+import { signedBySignpdf } from '../../packages/client/test/pdf/other-signers.ts'
 import { buildApp } from '../../src/api/app.ts'
 import type { AppInstance } from '../../src/api/app-types.ts'
 import { buildStaticPage } from '../../src/web/static-build.ts'
@@ -197,7 +203,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       expect(await verdict.getAttribute('data-state')).toBe('verified')
       expect(await verdict.getAttribute('role')).toBe('status')
       expect(await text(page, 'h1')).toBe('Signature verified')
-      expect(await page.title()).toBe('Verified: signed by Grace Hopper · Signature check')
+      expect(await page.title()).toBe('Verified: signed by \u2068Grace Hopper\u2069 · Signature check')
 
       expect(await fact(page, 'Name')).toBe('Grace Hopper')
       expect(await fact(page, 'E-mail')).toBe('grace@navy.example')
@@ -393,6 +399,54 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         states.push(await page.locator('#verdict').getAttribute('data-identity'))
       }
       expect(states).toEqual(['attested', 'claimed', 'mismatch'])
+    })
+  })
+
+  describe('text that reorders or controls what is shown around it', () => {
+    const RLO = '\u202e'
+    const LRO = '\u202d'
+    const RLI = '\u2067'
+    // Controls and bidirectional formatting characters; the page's own markup only puts line breaks and tabs in text.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for the characters that must not reach the page
+    const FORMATTING = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+
+    it('isolates every field and shows its formatting characters as text, on the page and in the title', async () => {
+      // As an older client could have written it: an unterminated override in every text field.
+      const legacy: AnchorPayload = {
+        d: 'cc'.repeat(32),
+        s: {
+          t: 'company',
+          n: `Mallory ${RLO}yrollam`,
+          e: 'mallory@example.com',
+          c: `Evil ${LRO}Corp`,
+          p: `Boss ${RLI}ssob`,
+          tr: 'email',
+          v: true,
+        },
+        ts: NOW - 90,
+        salt: '12'.repeat(32),
+      }
+      const signature = await sign(testChain, database.handle.db, {} as never, {
+        legacyPayload: legacy,
+        relayedBy: { email: 'mallory@example.com', trust: 'email', verified: true },
+      })
+      const page = await open(signature.qrUrl(base))
+      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
+      const verdict = (await text(page, '#verdict p')) ?? ''
+      expect(verdict).toMatch(/^Mallory <U\+202E>yrollam signed this document on /)
+      expect(verdict).not.toMatch(FORMATTING)
+      // Each untrusted string is its own isolate: nothing it holds can reverse the sentence around it.
+      expect(await page.locator('#verdict p bdi').allTextContents()).toEqual([
+        'Mallory <U+202E>yrollam',
+        'mallory@example.com',
+      ])
+      expect(await fact(page, 'Name')).toBe('Mallory <U+202E>yrollam')
+      expect(await fact(page, 'Company')).toBe('Evil <U+202D>Corp')
+      expect(await fact(page, 'Position')).toBe('Boss <U+2067>ssob')
+      expect(await page.locator('#details bdi').count()).toBeGreaterThanOrEqual(4)
+      expect((await page.locator('body').textContent()) ?? '').not.toMatch(FORMATTING)
+      // The title holds no elements: the name sits between Unicode isolates, its own override escaped.
+      expect(await page.title()).toBe('Verified: signed by \u2068Mallory <U+202E>yrollam\u2069 · Signature check')
     })
   })
 
@@ -611,6 +665,9 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
 
   describe('a dropped PDF', () => {
     let signed: SignPdfResult
+    /** The service's own PDF signer, as POST /api/pdf-signatures would use it for these anchors. */
+    const pdfSignature = async (request: PdfSignatureRequest) =>
+      (await app.pdfSigner.sign(Buffer.from(request.digest, 'hex'))).cms
 
     beforeAll(async () => {
       const anchor = (request: Parameters<typeof anchorRequest>[2]) =>
@@ -619,12 +676,14 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         signer: { type: 'individual', name: 'Ada Lovelace', email: 'ada@example.com', trust: 'email', verified: true },
         verifyBaseUrl: base,
         anchor,
+        pdfSignature,
       })
       signed = await signPdf(first.bytes, {
         signer: { type: 'company', name: 'Grace Hopper', email: 'grace@navy.example', company: 'Example Corp GmbH' },
         geo: { latitude: 52.520008, longitude: 13.404954 },
         verifyBaseUrl: base,
         anchor,
+        pdfSignature,
       })
     })
 
@@ -646,7 +705,13 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         expect(await item.getAttribute('data-valid')).toBe('true')
         expect(await item.textContent()).toContain(`Valid: ${name}`)
         expect(await item.textContent()).toContain('The document’s bytes are exactly what was signed.')
+        // Its PDF signature, made by the service whose /api/info the page read, with the development TSA's time.
+        expect(await item.locator('.pdf-signature').getAttribute('data-pdf-signature')).toBe('valid')
+        expect(await item.locator('.pdf-signature').textContent()).toMatch(
+          /^Its PDF signature is valid: made with the service’s certificate \(Document Anchoring Service \(development certificate, untrusted\)\), timestamped .+ by Document Anchoring Service development TSA \(untrusted\)\.$/,
+        )
       }
+      expect(await page.locator('.pdf-other-signatures').count()).toBe(0)
       expect(await page.locator('.pdf-result').textContent()).toContain(
         'Nothing was added to the file after the last signature.',
       )
@@ -656,6 +721,70 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       expect(after.every((request) => request.method() === 'GET')).toBe(true)
       expect(after.some((request) => /\/assets\/pdf-check-[\w-]+\.js$/.test(request.url()))).toBe(true)
       await screenshot(page, 'verification-pdf-checked', '#pdf-check')
+    })
+
+    it('says of each signature whether the service attests its identity, in the words of the QR page', async () => {
+      // Alice's own account anchors the first signature (attested); Mallory relays a payload claiming to be Alice's
+      // without the salt, so the service attests nothing about the second (claimed).
+      const alice = {
+        type: 'individual',
+        name: 'Alice CEO',
+        email: 'alice@example.com',
+        trust: 'google',
+        verified: true,
+      } as const
+      const attestedBy = (email: string) => (request: AnchorRequest) =>
+        identityCommitment(email, request.salt!).then((commitment) =>
+          anchorRequest(testChain, database.handle.db, request, {
+            attestation: { trust: 'google', verified: true, identityCommitment: commitment },
+          }),
+        )
+      const first = await signPdf(await contractPdf(), {
+        signer: alice,
+        verifyBaseUrl: base,
+        anchor: attestedBy('alice@example.com'),
+        pdfSignature,
+      })
+      const both = await signPdf(first.bytes, {
+        signer: alice,
+        verifyBaseUrl: base,
+        anchor: (request) => anchorRequest(testChain, database.handle.db, request),
+        pdfSignature,
+      })
+      const page = await open(first.qrUrl)
+      await dropFile(page, 'alice.pdf', both.bytes)
+      await page.locator('.pdf-result h3').waitFor()
+      const items = page.locator('.pdf-signatures > li')
+      expect(await items.nth(0).getAttribute('data-identity')).toBe('attested')
+      expect(await items.nth(0).locator('.pdf-identity').textContent()).toBe(
+        'This service attests that the signature was anchored by the account alice@example.com, signed in with a Google account.',
+      )
+      expect(await items.nth(1).getAttribute('data-identity')).toBe('claimed')
+      expect(await items.nth(1).locator('.pdf-identity').textContent()).toBe(
+        'Who signed is as stated by the signer’s application: this signature carries no identity attestation by the service.',
+      )
+      // The same words as the QR page of each signature.
+      const claimedPage = await open(both.qrUrl)
+      expect(await text(claimedPage, '#verdict p')).toContain(
+        'Who signed is as stated by the signer’s application: this signature carries no identity attestation by the service.',
+      )
+    })
+
+    it('says prominently that a dropped PDF is not the document of this QR code', async () => {
+      const page = await open(ada.qrUrl(base))
+      await dropFile(page, 'other.pdf', signed.bytes)
+      const warning = page.locator('.pdf-other-document')
+      await warning.waitFor()
+      expect(await warning.getAttribute('role')).toBe('alert')
+      expect(await warning.textContent()).toBe(
+        'This is not the document this QR code belongs to. None of its signatures is the one this page verifies, so what follows says nothing about the signature above.',
+      )
+      // Its own signatures still check out, below the warning.
+      expect(await text(page, '.pdf-result h3')).toBe('other.pdf: all 2 signatures check out')
+      const own = await open(signed.qrUrl)
+      await dropFile(own, 'agreement.pdf', signed.bytes)
+      await own.locator('.pdf-result h3').waitFor()
+      expect(await own.locator('.pdf-other-document').count()).toBe(0)
     })
 
     it('reports bytes added after the last signature, from the file picker', async () => {
@@ -692,6 +821,64 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       await page.setInputFiles('#pdf-file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') })
       await page.locator('.pdf-failure').waitFor()
       expect(await page.locator('.pdf-failure').textContent()).toBe('This file is not a PDF.')
+    })
+
+    it('checks another product’s PDF signature in the file too, and says when it breaks', async () => {
+      const theirs = await signedBySignpdf(await contractPdf())
+      const ours = await signPdf(theirs, {
+        signer: { type: 'individual', name: 'Ada Lovelace', email: 'ada@example.com' },
+        verifyBaseUrl: base,
+        anchor: (request) => anchorRequest(testChain, database.handle.db, request),
+        pdfSignature,
+      })
+      const page = await open(ours.qrUrl)
+      await dropFile(page, 'theirs-and-ours.pdf', ours.bytes)
+      const other = page.locator('.pdf-other-signatures li')
+      await other.waitFor()
+      expect(await other.getAttribute('data-status')).toBe('valid')
+      expect(await other.textContent()).toBe(
+        'The PDF signature “Signature1” is valid, signed by Other Tool Signer, whose certificate this page cannot vouch for.',
+      )
+      expect(await page.locator('.pdf-result h3').getAttribute('data-valid')).toBe('true')
+
+      const tampered = ours.bytes.slice()
+      const at = Buffer.from(theirs).indexOf('/Producer') + 1
+      tampered[at] = 'p'.charCodeAt(0)
+      const again = await open(ours.qrUrl)
+      await dropFile(again, 'tampered.pdf', tampered)
+      const broken = again.locator('.pdf-other-signatures li')
+      await broken.waitFor()
+      expect(await broken.getAttribute('data-status')).toBe('invalid')
+      expect(await broken.textContent()).toContain('is NOT valid: the document’s bytes are not what was signed')
+      expect(await again.locator('.pdf-result h3').getAttribute('data-valid')).toBe('false')
+    })
+
+    it('reads hostile PDFs in a worker of their own and calls them damaged, the tab answering all along', async () => {
+      const page = await open(signed.qrUrl)
+      const workers: Worker[] = []
+      page.on('worker', (worker) => workers.push(worker))
+      for (const [name, make] of HOSTILE_FILES) {
+        await page.evaluate(() => document.querySelector('.pdf-result')?.replaceChildren())
+        const started = performance.now()
+        await page.setInputFiles('#pdf-file', {
+          name: 'hostile.pdf',
+          mimeType: 'application/pdf',
+          buffer: Buffer.from(make()),
+        })
+        // While the file is read, the page's own thread answers at once.
+        const answered = performance.now()
+        await page.evaluate(() => 1)
+        expect(performance.now() - answered, name).toBeLessThan(1_000)
+        await page.locator('.pdf-failure').waitFor({ timeout: 10_000 })
+        expect(await page.locator('.pdf-failure').textContent(), name).toBe(
+          'This PDF is damaged: its structure cannot be read.',
+        )
+        expect(performance.now() - started, name).toBeLessThan(10_000)
+      }
+      // One worker per file, from this site's own assets, each ended once its file was read.
+      expect(workers).toHaveLength(HOSTILE_FILES.length)
+      for (const worker of workers) expect(worker.url()).toMatch(/\/assets\/pdf-check-worker-[\w-]+\.js$/)
+      await expect.poll(() => page.workers().length).toBe(0)
     })
   })
 

@@ -219,12 +219,14 @@ describe('createApiClient', () => {
       publicRpcUrl: null,
       explorerTxUrl: null,
       verifyBaseUrl: 'https://verify.example.com',
+      pdfSigning: { certificates: ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'] },
       version: '1',
     }
     expect(await client(() => Response.json(info)).info()).toEqual({
       chainId: 8453,
       contractAddress: RELAYER,
       explorerTxUrl: null,
+      pdfCertificates: info.pdfSigning.certificates,
     })
     expect(await client(() => new Response('nope', { status: 500 })).info()).toBeUndefined()
   })

@@ -13,6 +13,7 @@ export {
   type CallOptions,
   createAnchorClient,
   type OAuthProvider,
+  pdfSignatureCms,
   type RelayOptions,
 } from './api/anchor-client.ts'
 export type {
@@ -25,6 +26,7 @@ export type {
   LibrarySyncBody,
   LibrarySyncResult,
   Me,
+  PdfSignatureResult,
   RelayBody,
   RelayResult,
   ServiceInfo,
@@ -51,6 +53,7 @@ export {
 export { fromBase64Url, toBase64Url } from './formats/base64url.ts'
 export { compositeHash, compositeHashesEqual, hashAnchorPayload, isCompositeHash } from './formats/composite-hash.ts'
 export { QR_CIPHERTEXT_LIMIT, ZERO_TX_HASH } from './formats/constants.ts'
+export { escapeDisplayControls, firstDisplayControl } from './formats/display-text.ts'
 export {
   DecryptionFailedError,
   type FieldIssue,
@@ -111,15 +114,37 @@ export {
   txHashFromBase64Url,
   txHashToBase64Url,
 } from './formats/qr-url.ts'
-export { DEFAULT_STAMP_SIZE, type StampPlacement, type StampRect } from './pdf/append-signature-revision.ts'
+export {
+  DEFAULT_STAMP_SIZE,
+  MAX_STAMP_SIZE,
+  MIN_STAMP_SIZE,
+  type StampPlacement,
+  type StampRect,
+} from './pdf/append-signature-revision.ts'
+export type { PdfSignatureCheck } from './pdf/check-pdf-signatures.ts'
 export {
   type AnchorRecord,
   type CheckSignedPdfOptions,
   checkSignedPdf,
   type PdfCheckResult,
   type SignatureCheck,
+  TIMESTAMP_WINDOW_SECONDS,
 } from './pdf/check-signed-pdf.ts'
+export { type CmsSignatureCheck, checkCmsSignature } from './pdf/cms/cms-signature.ts'
+export { certificateDer, certificateOf, OID as CMS_OID, pemCertificates } from './pdf/cms/der.ts'
+export {
+  addUnsignedAttribute,
+  buildSignedData,
+  type CmsSigner,
+  contentInfoDer,
+  type SignedDataInput,
+  signatureValue,
+} from './pdf/cms/signed-data.ts'
+export { type DocumentSigningKey, ecdsaDer, webCryptoSigningKey } from './pdf/cms/signing-key.ts'
+export { checkTimestampToken, type TimestampCheck } from './pdf/cms/timestamp-token.ts'
+export { commonName, subjectText } from './pdf/cms/x509-text.ts'
 export { PdfError, type PdfErrorCode } from './pdf/pdf-errors.ts'
+export { MAX_PDF_BYTES } from './pdf/read-budget.ts'
 export {
   latestMetadata,
   METADATA_CATALOG_KEY,
@@ -127,4 +152,10 @@ export {
   type SignedPdf,
   type SignedPdfRevision,
 } from './pdf/read-signed-pdf.ts'
-export { type AnchorRequest, type SignPdfOptions, type SignPdfResult, signPdf } from './pdf/sign-pdf.ts'
+export {
+  type AnchorRequest,
+  type PdfSignatureRequest,
+  type SignPdfOptions,
+  type SignPdfResult,
+  signPdf,
+} from './pdf/sign-pdf.ts'

@@ -1,5 +1,6 @@
 // What a verifier needs to check anchors against the chain without trusting this service.
 import { z } from 'zod'
+import { certificatePem } from '../../pdf-signing/certificates.ts'
 import { SERVICE_VERSION } from '../../version.ts'
 import type { AppInstance } from '../app-types.ts'
 
@@ -10,6 +11,11 @@ const InfoSchema = z.object({
   publicRpcUrl: z.string().nullable(),
   explorerTxUrl: z.string().nullable(),
   verifyBaseUrl: z.string(),
+  pdfSigning: z
+    .object({
+      certificates: z.array(z.string()).describe('PEM: the signing certificate first, then its chain up to the root'),
+    })
+    .describe("What the service's PDF signatures (PAdES) are made with, for verifiers to trust or pin"),
   version: z.string(),
 })
 
@@ -23,6 +29,7 @@ export async function infoRoutes(app: AppInstance): Promise<void> {
     publicRpcUrl: chain.publicRpcUrl,
     explorerTxUrl: chain.explorerTxUrl,
     verifyBaseUrl: config.verifyBaseUrl,
+    pdfSigning: { certificates: app.pdfSigner.certificates.map(certificatePem) },
     version: SERVICE_VERSION,
   }
   app.get('/api/info', { schema: { tags: ['verify'], response: { 200: InfoSchema } } }, async () => info)

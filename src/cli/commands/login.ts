@@ -2,7 +2,7 @@
 
 import { createInterface } from 'node:readline'
 import type { CliRun } from '../cli-context.ts'
-import { parseCommandArgs, serviceUrl } from '../cli-context.ts'
+import { parseCommandArgs, serviceUrl, writeLines } from '../cli-context.ts'
 import { usageError } from '../cli-errors.ts'
 import { ServiceClient } from '../service-client.ts'
 import { saveStoredLogin, tokenFile } from '../token-store.ts'
@@ -37,7 +37,7 @@ export const runLogin: CliRun = async (argv, context) => {
       token: result.token,
       expiresAt: result.expiresAt,
     })
-    io.stdout.write(`Logged in to ${service} as ${result.user.email} until ${result.expiresAt}.\n`)
+    writeLines(io.stdout, [`Logged in to ${service} as ${result.user.email} until ${result.expiresAt}.`])
     io.stderr.write(`(token saved in ${tokenFile(context.config.configDir)})\n`)
     return 0
   } finally {

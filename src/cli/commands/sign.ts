@@ -1,18 +1,29 @@
 // `anchor sign <in.pdf> -o <out.pdf> --name <name> [--email ...]`: anchors one signature through the relay and
-// appends the revision with its QR code and the metadata of every signature so far.
+// appends the revision with its QR code and the metadata of every signature so far. Everything that can fail (the
+// arguments, the login, the password, the file, the output, the stamp's place) fails before the anchor is paid for.
 
-import { rename, rm, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
 import type { SignerType } from '@docanchor/client'
-import { type CliRun, numberOption, parseCommandArgs, readInputFile, serviceUrl, writeJson } from '../cli-context.ts'
+import {
+  type CliRun,
+  numberOption,
+  parseCommandArgs,
+  readInputFile,
+  serviceUrl,
+  writeJson,
+  writeLines,
+} from '../cli-context.ts'
 import { CliError, EXIT, usageError } from '../cli-errors.ts'
+import { reserveOutput } from '../output-file.ts'
+import { PASSWORD_FILE_OPTION, readPasswordFile, refusePasswordOnCommandLine, wrongPassword } from '../pdf-password.ts'
 import { describeStamp } from '../stamp-position.ts'
 
 export const runSign: CliRun = async (argv, context) => {
+  refusePasswordOnCommandLine(argv)
   const { values, positionals } = parseCommandArgs(argv, {
     output: { type: 'string', short: 'o' },
     name: { type: 'string' },
     email: { type: 'string' },
+    unattested: { type: 'boolean' },
     type: { type: 'string' },
     company: { type: 'string' },
     position: { type: 'string' },
@@ -23,6 +34,7 @@ export const runSign: CliRun = async (argv, context) => {
     size: { type: 'string' },
     service: { type: 'string' },
     json: { type: 'boolean' },
+    ...PASSWORD_FILE_OPTION,
   })
   const [input, ...extra] = positionals
   if (!input) throw usageError('which PDF? anchor sign <in.pdf> -o <out.pdf> --name <name>')
@@ -37,61 +49,107 @@ export const runSign: CliRun = async (argv, context) => {
     if (!match) throw usageError('--geo is <latitude>,<longitude>, e.g. 52.52,13.405')
     geo = { latitude: Number(match[1]), longitude: Number(match[2]) }
   }
-  const placement = {
-    page: numberOption('page', values.page, (n) => Number.isInteger(n) && n >= 1),
-    x: numberOption('x', values.x, () => true),
-    y: numberOption('y', values.y, () => true),
-    size: numberOption('size', values.size, (n) => n >= 36 && n <= 1000),
-  }
-
   const service = serviceUrl(context, values.service)
   // Only now, with the arguments known to be good: the PDF signer and the API client are most of the command's load.
-  const [{ signPdf, trustFromJwtClaims }, { activeLogin }, { ServiceClient }] = await Promise.all([
-    import('@docanchor/client'),
-    import('../login-state.ts'),
-    import('../service-client.ts'),
-  ])
+  const [
+    { MAX_PDF_BYTES, MAX_STAMP_SIZE, MIN_STAMP_SIZE, signPdf, trustFromJwtClaims },
+    { activeLogin },
+    { ServiceClient },
+  ] = await Promise.all([import('@docanchor/client'), import('../login-state.ts'), import('../service-client.ts')])
+  const points = 'a number of points from the lower-left corner of the page as displayed'
+  const placement = {
+    page: numberOption('page', values.page, (n) => Number.isInteger(n) && n >= 1, 'a page number: 1, 2, …'),
+    x: numberOption('x', values.x, () => true, points),
+    y: numberOption('y', values.y, () => true, points),
+    size: numberOption(
+      'size',
+      values.size,
+      (n) => n >= MIN_STAMP_SIZE && n <= MAX_STAMP_SIZE,
+      `a number of points from ${MIN_STAMP_SIZE} to ${MAX_STAMP_SIZE}`,
+    ),
+  }
+
   const login = await activeLogin(context.config, service)
-  const email = values.email ?? login.email
-  if (!email) throw usageError('--email is required')
-  const bytes = await readInputFile(input)
-  const client = new ServiceClient(service, login.token, { fetch: context.fetch })
-  const info = await client.info()
-
-  const result = await signPdf(bytes, {
-    signer: {
-      type,
-      name: values.name,
-      email,
-      company: values.company ?? null,
-      position: values.position ?? null,
-      ...trustFromJwtClaims({ trust: login.trust, verified: login.verified }),
-    },
-    geo,
-    placement,
-    verifyBaseUrl: info.verifyBaseUrl,
-    chainId: info.chainId,
-    contractAddress: info.contractAddress,
-    anchor: (request) => client.relay(request),
-  })
-
-  // Written beside the target and renamed, so a failure never leaves half a PDF (and -o may be the input).
-  const temp = join(dirname(values.output), `.${Date.now()}-${process.pid}.anchor.tmp`)
+  const email = signerEmail(values.email, login.email, values.unattested ?? false)
+  const password = await readPasswordFile(values['password-file'], context.io)
+  const bytes = await readInputFile(input, MAX_PDF_BYTES)
+  const output = await reserveOutput(values.output)
   try {
-    await writeFile(temp, result.bytes)
-    await rename(temp, values.output)
-  } catch (error) {
-    await rm(temp, { force: true })
+    const client = new ServiceClient(service, login.token, { fetch: context.fetch })
+    const info = await client.info()
+    const result = await signPdf(bytes, {
+      signer: {
+        type,
+        name: values.name,
+        email,
+        company: values.company ?? null,
+        position: values.position ?? null,
+        ...trustFromJwtClaims({ trust: login.trust, verified: login.verified }),
+      },
+      geo,
+      placement,
+      password,
+      attestIdentity: !values.unattested,
+      verifyBaseUrl: info.verifyBaseUrl,
+      chainId: info.chainId,
+      contractAddress: info.contractAddress,
+      anchor: (request) => client.relay(request),
+      pdfSignature: (request) =>
+        client.pdfSignature(request).catch((error: unknown) => {
+          throw new CliError(
+            `the signature is anchored (transaction ${request.txHash}) but the service did not sign the PDF: ` +
+              `${(error as Error).message}; nothing was written`,
+            EXIT.service,
+            'PDF_SIGNATURE_FAILED',
+          )
+        }),
+    }).catch((error: unknown) => {
+      throw wrongPassword(error, password, input)
+    })
+    try {
+      await output.write(result.bytes)
+    } catch (error) {
+      throw new CliError(
+        `the signature is anchored (transaction ${result.signature.tx_hash}) but ${values.output} could not be written: ${(error as NodeJS.ErrnoException).code}`,
+        EXIT.failed,
+        'OUTPUT_UNWRITABLE',
+      )
+    }
+    report(context, input, values.output, result, values.json ?? false)
+  } finally {
+    await output.release()
+  }
+  return 0
+}
+
+/**
+ * The e-mail address the signature states. The service attests the account that relays it, so another address
+ * would be shown by every verifier as a mismatch: refused, unless the signer asks for no attestation at all.
+ */
+function signerEmail(flag: string | undefined, account: string | undefined, unattested: boolean): string {
+  if (flag === undefined) {
+    if (!account) throw usageError('--email is required: the login names no e-mail address')
+    return account
+  }
+  if (account !== undefined && !unattested && flag.trim().toLowerCase() !== account.toLowerCase()) {
     throw new CliError(
-      `the signature is anchored (transaction ${result.signature.tx_hash}) but ${values.output} could not be written: ${(error as NodeJS.ErrnoException).code}`,
-      EXIT.failed,
-      'OUTPUT_UNWRITABLE',
+      `--email ${flag} is not the address you are logged in with (${account}): the service attests ${account}, so ` +
+        `every verifier would show this signature's identity as a MISMATCH. Leave --email out, or add --unattested ` +
+        `to sign as ${flag} without the service's attestation (verifiers then show the identity as claimed)`,
+      EXIT.input,
+      'EMAIL_NOT_ACCOUNT',
     )
   }
+  return flag
+}
+
+type SignResult = Awaited<ReturnType<typeof import('@docanchor/client').signPdf>>
+
+function report(context: Parameters<CliRun>[1], input: string, output: string, result: SignResult, json: boolean) {
   const position = result.signatures.length
-  if (values.json) {
+  if (json) {
     writeJson(context.io, {
-      output: values.output,
+      output,
       position,
       txHash: result.signature.tx_hash,
       compositeHash: result.signature.composite_hash,
@@ -101,12 +159,11 @@ export const runSign: CliRun = async (argv, context) => {
       signature: result.signature,
     })
   } else {
-    context.io.stdout.write(
-      `Signed ${input} -> ${values.output} (signature ${position}, by ${result.signature.signer_name})\n` +
-        `  transaction ${result.signature.tx_hash}\n` +
-        `  QR code on ${describeStamp(result.stamp)}\n` +
-        `  ${result.qrUrl}\n`,
-    )
+    writeLines(context.io.stdout, [
+      `Signed ${input} -> ${output} (signature ${position}, by ${result.signature.signer_name})`,
+      `  transaction ${result.signature.tx_hash}`,
+      `  QR code on ${describeStamp(result.stamp)}`,
+      `  ${result.qrUrl}`,
+    ])
   }
-  return 0
 }

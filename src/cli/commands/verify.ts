@@ -1,6 +1,7 @@
 // `anchor verify <file.pdf | QR URL>`: checks every signature of a PDF (or the one a QR URL names) against the
 // anchors, through the service or, with --rpc, straight from the chain.
 
+import { rootCertificates } from 'node:tls'
 import {
   type AnchorRecord,
   checkSignedPdf,
@@ -9,9 +10,12 @@ import {
   decideIdentity,
   decryptPayload,
   type IdentityDecision,
+  MAX_PDF_BYTES,
   type PdfCheckResult,
+  type PdfSignatureCheck,
   parseAnchorPayload,
   parseQrUrl,
+  pemCertificates,
   readSignedPdf,
 } from '@docanchor/client'
 import {
@@ -24,9 +28,18 @@ import {
   TransactionReceiptNotFoundError,
 } from 'viem'
 import { anchorFromReceipt } from '../../verify/anchor-entry.ts'
-import { type CliContext, type CliRun, parseCommandArgs, readInputFile, serviceUrl, writeJson } from '../cli-context.ts'
+import {
+  type CliContext,
+  type CliRun,
+  parseCommandArgs,
+  readInputFile,
+  serviceUrl,
+  writeJson,
+  writeLines,
+} from '../cli-context.ts'
 import { CliError, EXIT, usageError } from '../cli-errors.ts'
-import { readPins } from '../contract-pins.ts'
+import { ignoredPinsNote, readPins } from '../contract-pins.ts'
+import { PASSWORD_FILE_OPTION, readPasswordFile, refusePasswordOnCommandLine, wrongPassword } from '../pdf-password.ts'
 import { ServiceClient } from '../service-client.ts'
 import { readStoredLogin } from '../token-store.ts'
 import { contractFor, type TrustedContracts, trustedContracts, untrustedContract } from '../trusted-contract.ts'
@@ -83,15 +96,39 @@ function identityLine(identity: IdentityDecision | null): string {
 
 const NOT_ATTESTED = 'Name, company and position are as the signer stated them: no one attests them.'
 
+function timestampWords(timestamp: PdfSignatureCheck['timestamp']): string {
+  if (!timestamp) return 'no timestamp'
+  const trust = timestamp.trusted ? '' : ', authority not trusted'
+  return `timestamped ${timestamp.time} by ${timestamp.authority ?? 'an unnamed authority'}${trust}`
+}
+
+function ownPdfSignatureLine(pdfSignature: PdfSignatureCheck | null): string {
+  if (!pdfSignature) return 'no PDF signature (signed before the service made them)'
+  if (pdfSignature.status !== 'valid') return `PDF signature ${pdfSignature.status.toUpperCase()}`
+  const by = pdfSignature.madeByService ? "the service's certificate" : 'a certificate the service does not publish'
+  return `PDF signature valid, made with ${by} (${pdfSignature.signer?.subject}), ${timestampWords(pdfSignature.timestamp)}`
+}
+
+function otherSignatureLine(other: PdfSignatureCheck): string {
+  const name = other.name === null ? 'a signature' : `"${other.name}"`
+  const where = `${name} (revision ${other.revision}, ${other.subFilter ?? 'unknown kind'})`
+  if (other.status !== 'valid') {
+    return `${where}: ${other.status === 'invalid' ? 'INVALID' : 'not checked'}: ${other.problems.join('; ')}`
+  }
+  const trust = other.trusted ? 'certificate trusted' : `certificate not trusted: ${other.trustProblem}`
+  return `${where}: valid, signed by ${other.signer?.subject}, ${trust}, ${timestampWords(other.timestamp)}`
+}
+
 function checkedAgainst(trusted: TrustedContracts): string {
   const source = { '--contract': '--contract', service: "the service's /api/info", pinned: 'your pins' }[trusted.source]
   return `checked on chain ${trusted.chainId} against contract ${trusted.contracts.join(', ')} (from ${source})`
 }
 
-function describe(result: PdfCheckResult, file: string, trusted: TrustedContracts): string {
+/** The report's lines: written with writeLines, which shows any control character a name or e-mail holds as text. */
+function describe(result: PdfCheckResult, file: string, trusted: TrustedContracts): string[] {
   const out: string[] = []
   const n = result.signatures.length
-  out.push(`${file}: ${n} signature${n === 1 ? '' : 's'} in ${result.revisions.length} revisions`)
+  out.push(`${file}: ${count(n, 'signature')} in ${count(result.revisions.length, 'revision')}`)
   out.push(`  ${checkedAgainst(trusted)}`)
   for (const check of result.signatures) {
     const s = check.signature
@@ -101,13 +138,24 @@ function describe(result: PdfCheckResult, file: string, trusted: TrustedContract
     out.push(`          ${identityLine(check.identity)}`)
     if (check.signedBytes !== null)
       out.push(`          covers bytes 0-${check.signedBytes} (revision ${check.revision})`)
+    out.push(`          ${ownPdfSignatureLine(check.pdfSignature)}`)
     for (const problem of check.problems) out.push(`          - ${problem}`)
   }
+  if (result.otherSignatures.length > 0) out.push(`  Other products' PDF signatures:`)
+  for (const other of result.otherSignatures) out.push(`    ${otherSignatureLine(other)}`)
   for (const problem of result.problems) out.push(`  ${problem}`)
   out.push(`  ${NOT_ATTESTED}`)
-  out.push(result.valid ? `Verified: all ${n} signatures are valid.` : 'NOT VERIFIED.')
-  return `${out.join('\n')}\n`
+  out.push(
+    !result.valid
+      ? 'NOT VERIFIED.'
+      : n === 1
+        ? 'Verified: the signature is valid.'
+        : `Verified: all ${n} signatures are valid.`,
+  )
+  return out
 }
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
 
 async function verifyQrUrl(
   url: string,
@@ -166,13 +214,15 @@ async function verifyQrUrl(
     }
     for (const problem of problems) lines.push(`  - ${problem}`)
     lines.push(valid ? 'Verified: the anchor and its payload match.' : 'NOT VERIFIED.')
-    context.io.stdout.write(`${lines.join('\n')}\n`)
+    writeLines(context.io.stdout, lines)
   }
   return valid ? EXIT.ok : EXIT.failed
 }
 
 export const runVerify: CliRun = async (argv, context) => {
+  refusePasswordOnCommandLine(argv)
   const { values, positionals } = parseCommandArgs(argv, {
+    ...PASSWORD_FILE_OPTION,
     json: { type: 'boolean' },
     service: { type: 'string' },
     rpc: { type: 'string' },
@@ -193,7 +243,12 @@ export const runVerify: CliRun = async (argv, context) => {
   const json = values.json ?? false
 
   const isUrl = /^https?:\/\//i.test(target)
-  const pdf = isUrl ? undefined : await readSignedPdf(await readInputFile(target))
+  const password = await readPasswordFile(values['password-file'], context.io)
+  const pdf = isUrl
+    ? undefined
+    : await readSignedPdf(await readInputFile(target, MAX_PDF_BYTES), { password }).catch((error: unknown) => {
+        throw wrongPassword(error, password, target)
+      })
   const named = new Map(
     (pdf?.revisions.findLast((r) => r.metadata)?.metadata?.signatures ?? []).map((s) => [
       s.tx_hash.toLowerCase(),
@@ -203,6 +258,7 @@ export const runVerify: CliRun = async (argv, context) => {
 
   let lookup: Lookup
   let trusted: TrustedContracts
+  let serviceCertificates: Uint8Array[] = []
   if (values.rpc) {
     // Every signature's contract is settled before anything is read, so a refusal names the PDF's own claim.
     const claims: Claims = pdf ? [...named] : [[parseQrUrl(target).txHash, undefined]]
@@ -217,10 +273,21 @@ export const runVerify: CliRun = async (argv, context) => {
     const info = await service.info()
     trusted = { chainId: info.chainId, source: 'service', contracts: [info.contractAddress.toLowerCase() as Address] }
     lookup = (txHash) => service.anchor(txHash)
+    serviceCertificates = info.pdfSigning.certificates.flatMap(pemCertificates)
+  }
+  // With --rpc, the configured service (if any) still names its certificates: its answer is only trusted for that.
+  if (values.rpc && configured !== undefined) {
+    const info = await service.info().catch(() => undefined)
+    serviceCertificates = info?.pdfSigning.certificates.flatMap(pemCertificates) ?? []
   }
   if (!pdf) return verifyQrUrl(target, lookup, service, context, json, trusted)
 
-  const result = await checkSignedPdf(pdf, { verify: lookup, qrUrls })
+  const result = await checkSignedPdf(pdf, {
+    verify: lookup,
+    qrUrls,
+    serviceCertificates,
+    trustedCertificates: rootCertificates.flatMap(pemCertificates),
+  })
   if (json) {
     writeJson(context.io, {
       file: target,
@@ -251,13 +318,15 @@ export const runVerify: CliRun = async (argv, context) => {
         signedBytes: check.signedBytes,
         checks: { documentHash: check.documentHash, anchor: check.anchor, payload: check.payload },
         anchoredAt: check.anchorRecord?.timestamp ?? null,
+        pdfSignature: check.pdfSignature,
         problems: check.problems,
       })),
+      otherSignatures: result.otherSignatures,
       revisions: result.revisions,
       unsignedBytes: result.unsignedBytes,
       problems: result.problems,
     })
-  } else context.io.stdout.write(describe(result, target, trusted))
+  } else writeLines(context.io.stdout, describe(result, target, trusted))
   return result.valid ? EXIT.ok : EXIT.failed
 }
 
@@ -280,11 +349,14 @@ async function chainSource(
   const rpcChainId = await client.getChainId().catch(() => {
     throw chainUnreachable(rpcOrigin)
   })
+  const { pins, ignored } = await readPins(context.config.configDir)
+  const note = ignoredPinsNote(context.config.configDir, ignored)
+  if (note) context.io.stderr.write(`${note}\n`)
   const found = await trustedContracts({
     rpcChainId,
     contractFlag,
     service: service.configured ? service.client : undefined,
-    pins: await readPins(context.config.configDir),
+    pins,
   })
   if (!found) throw untrustedContract(claims.find(([, contract]) => contract)?.[1], rpcChainId, undefined)
   const contracts = new Map<string, Address>()

@@ -19,6 +19,8 @@ export interface ServiceInfo {
   contractAddress: string
   /** e.g. `https://explorer.example/tx/{txHash}`, or null. */
   explorerTxUrl: string | null
+  /** The certificates the service's PDF signatures are made with (PEM, signing certificate first). */
+  pdfCertificates: string[]
 }
 
 export interface ApiClient {
@@ -43,8 +45,8 @@ export function createApiClient(apiBase: string, fetchImpl: typeof fetch = fetch
 
     async info() {
       try {
-        const { chainId, contractAddress, explorerTxUrl } = await api.info()
-        return { chainId, contractAddress, explorerTxUrl }
+        const { chainId, contractAddress, explorerTxUrl, pdfSigning } = await api.info()
+        return { chainId, contractAddress, explorerTxUrl, pdfCertificates: pdfSigning.certificates }
       } catch {
         return undefined
       }

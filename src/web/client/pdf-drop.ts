@@ -1,17 +1,21 @@
 // "Check the PDF itself": a file picker and a drop zone. The file is read here, in the browser, and never sent
 // anywhere; the checking code (@docanchor/client's, shared with the CLI) is fetched from this site only once a file
 // is chosen.
-import type { PdfCheckResult, PdfErrorCode, SignatureCheck } from '@docanchor/client'
+import {
+  MAX_PDF_BYTES,
+  type PdfCheckResult,
+  type PdfErrorCode,
+  type PdfSignatureCheck,
+  type SignatureCheck,
+} from '@docanchor/client'
 import type { ApiClient } from './api-client.ts'
-import { h } from './dom.ts'
+import { h, type Phrase, untrusted } from './dom.ts'
+import { identityVerdict } from './identity-text.ts'
 import { formatLocal, formatUtc } from './time-format.ts'
-
-/** Larger files are refused before they are read: the whole file is held in memory while it is checked. */
-const MAX_PDF_BYTES = 100 * 1024 * 1024
 
 const UNREADABLE: Record<PdfErrorCode, string> = {
   ERR_NOT_PDF: 'This file is not a PDF.',
-  ERR_PDF_ENCRYPTED: 'This PDF is password-protected, so its signatures cannot be read.',
+  ERR_PDF_PASSWORD: 'This PDF opens only with a password, so this page cannot read its signatures.',
   ERR_PDF_DAMAGED: 'This PDF is damaged: its structure cannot be read.',
   ERR_PDF_UNSUPPORTED: 'This PDF is built in a way this page cannot check.',
 }
@@ -28,7 +32,11 @@ const ANCHOR: Record<SignatureCheck['anchor'], string> = {
   mismatch: 'The blockchain records something else for it.',
 }
 
-export function setUpPdfCheck(api: ApiClient, container: HTMLElement): void {
+/**
+ * `qrTxHash`: the transaction this page's QR code names (lower-case), or undefined on a page without one; a dropped
+ * PDF none of whose signatures is that one is said to be another document.
+ */
+export function setUpPdfCheck(api: ApiClient, container: HTMLElement, qrTxHash: string | undefined): void {
   const input = container.querySelector<HTMLInputElement>('input[type="file"]')
   const zone = container.querySelector<HTMLElement>('.dropzone')
   const result = container.querySelector<HTMLElement>('.pdf-result')
@@ -36,9 +44,9 @@ export function setUpPdfCheck(api: ApiClient, container: HTMLElement): void {
 
   const check = async (file: File) => {
     result.setAttribute('aria-busy', 'true')
-    result.replaceChildren(h('p', {}, `Checking ${file.name}…`))
+    result.replaceChildren(h('p', {}, 'Checking ', untrusted(file.name), '…'))
     try {
-      result.replaceChildren(...(await checkFile(api, file)))
+      result.replaceChildren(...(await checkFile(api, file, qrTxHash)))
     } catch {
       result.replaceChildren(failure('The file could not be checked.'))
     } finally {
@@ -69,20 +77,23 @@ export function setUpPdfCheck(api: ApiClient, container: HTMLElement): void {
   })
 }
 
-async function checkFile(api: ApiClient, file: File): Promise<HTMLElement[]> {
+async function checkFile(api: ApiClient, file: File, qrTxHash: string | undefined): Promise<HTMLElement[]> {
+  // Refused before it is read: the whole file is held in memory while it is checked.
   if (file.size > MAX_PDF_BYTES) {
     return [failure(`This file is larger than ${MAX_PDF_BYTES / 1024 / 1024} MB, the most this page checks.`)]
   }
-  const [{ checkPdf }, bytes] = await Promise.all([import('./pdf-check.ts'), file.arrayBuffer()])
+  const [{ checkPdf }, bytes, info] = await Promise.all([import('./pdf-check.ts'), file.arrayBuffer(), api.info()])
   // This page's own address is the QR URL of one signature: it opens that one even if the PDF does not carry it.
-  const outcome = await checkPdf(new Uint8Array(bytes), api, [window.location.href])
+  const outcome = await checkPdf(new Uint8Array(bytes), api, [window.location.href], info?.pdfCertificates ?? [])
   switch (outcome.kind) {
     case 'unreadable':
       return [failure(UNREADABLE[outcome.code])]
+    case 'timed-out':
+      return [failure(UNREADABLE.ERR_PDF_DAMAGED)]
     case 'lookup-failed':
       return [failure('The blockchain records could not be looked up right now; try again in a minute.')]
     case 'checked':
-      return renderResult(file.name, outcome.result)
+      return renderResult(file.name, outcome.result, qrTxHash)
   }
 }
 
@@ -90,34 +101,113 @@ function failure(text: string): HTMLElement {
   return h('p', { class: 'pdf-failure' }, text)
 }
 
+/** The signature's identity in the QR page's words: attested, only claimed, or contradicted by the attestation. */
+function identityWords(check: SignatureCheck): Phrase {
+  const { signature } = check
+  if (!check.identity) return ['Who signed cannot be told: no signer details could be tied to this signature.']
+  return identityVerdict({ e: signature.signer_email, tr: signature.trust, v: signature.verified }, check.identity)
+}
+
 function signatureItem(check: SignatureCheck): HTMLElement {
   const { signature } = check
   const seconds = Math.floor(Date.parse(signature.timestamp) / 1000)
   return h(
     'li',
-    { class: check.valid ? 'pdf-ok' : 'pdf-bad', 'data-valid': String(check.valid) },
+    {
+      class: check.valid ? 'pdf-ok' : 'pdf-bad',
+      'data-valid': String(check.valid),
+      'data-identity': check.identity?.state ?? 'unchecked',
+    },
     h(
       'p',
       {},
-      h('strong', {}, `${check.valid ? 'Valid' : 'Not valid'}: ${signature.signer_name}`),
-      ` (${signature.signer_email}), signed ${formatLocal(seconds)} (${formatUtc(seconds)}).`,
+      h('strong', {}, `${check.valid ? 'Valid' : 'Not valid'}: `, untrusted(signature.signer_name)),
+      ' (',
+      untrusted(signature.signer_email),
+      `), signed ${formatLocal(seconds)} (${formatUtc(seconds)}).`,
     ),
+    h('p', { class: 'pdf-identity' }, ...identityWords(check)),
     h('p', {}, `${DOCUMENT_HASH[check.documentHash]} ${ANCHOR[check.anchor]}`),
+    h(
+      'p',
+      { class: 'pdf-signature', 'data-pdf-signature': check.pdfSignature?.status ?? 'none' },
+      ...pdfSignatureWords(check.pdfSignature),
+    ),
     check.problems.length > 0
-      ? h('ul', { class: 'problems' }, ...check.problems.map((problem) => h('li', {}, problem)))
+      ? h('ul', { class: 'problems' }, ...check.problems.map((problem) => h('li', {}, untrusted(problem))))
       : null,
   )
 }
 
-function renderResult(fileName: string, result: PdfCheckResult): HTMLElement[] {
-  const count = result.signatures.length
-  const heading = result.valid
-    ? `${fileName}: ${count === 1 ? 'its signature checks out' : `all ${count} signatures check out`}`
-    : `${fileName}: not everything checks out`
-  const unsigned = result.unsignedBytes
+/** What the signature's PDF signature (the one readers show) says: valid, by whom, timestamped when and by whom. */
+function pdfSignatureWords(pdfSignature: PdfSignatureCheck | null): Phrase {
+  if (!pdfSignature) return ['It carries no PDF signature: it was made before the service added them.']
+  if (pdfSignature.status !== 'valid') return ['Its PDF signature is NOT valid.']
+  const by = pdfSignature.madeByService ? 'the service’s certificate' : 'a certificate the service does not publish'
+  const { timestamp } = pdfSignature
+  const when = timestamp
+    ? [
+        `, timestamped ${formatLocal(Math.floor(Date.parse(timestamp.time) / 1000))} by `,
+        untrusted(timestamp.authority ?? 'an unnamed authority'),
+      ]
+    : [', without a timestamp']
   return [
-    h('h3', { 'data-valid': String(result.valid) }, heading),
+    `Its PDF signature is valid: made with ${by} (`,
+    untrusted(pdfSignature.signer?.commonName ?? ''),
+    ')',
+    ...when,
+    '.',
+  ]
+}
+
+/** Another product's PDF signature, checked all the same. */
+function otherSignatureItem(other: PdfSignatureCheck): HTMLElement {
+  const name = other.name === null ? ['A PDF signature'] : ['The PDF signature ', untrusted(`“${other.name}”`)]
+  const verdict: Phrase =
+    other.status === 'valid'
+      ? [
+          ' is valid, signed by ',
+          untrusted(other.signer?.commonName ?? 'an unnamed signer'),
+          other.trusted ? '.' : ', whose certificate this page cannot vouch for.',
+        ]
+      : other.status === 'invalid'
+        ? [' is NOT valid: ', untrusted(other.problems.join('; ')), '.']
+        : [' is of a kind this page does not check.']
+  return h(
+    'li',
+    { class: other.status === 'invalid' ? 'pdf-bad' : 'pdf-other', 'data-status': other.status },
+    ...name,
+    ...verdict,
+  )
+}
+
+function renderResult(fileName: string, result: PdfCheckResult, qrTxHash: string | undefined): HTMLElement[] {
+  const count = result.signatures.length
+  const name = untrusted(fileName)
+  const heading = result.valid
+    ? [name, `: ${count === 1 ? 'its signature checks out' : `all ${count} signatures check out`}`]
+    : [name, ': not everything checks out']
+  const unsigned = result.unsignedBytes
+  // A valid file is no evidence for this QR code when none of its signatures is the one the code names.
+  const otherDocument =
+    qrTxHash !== undefined &&
+    count > 0 &&
+    !result.signatures.some((check) => check.signature.tx_hash.toLowerCase() === qrTxHash)
+  return [
+    otherDocument
+      ? h(
+          'p',
+          { class: 'pdf-other-document', role: 'alert' },
+          h('strong', {}, 'This is not the document this QR code belongs to. '),
+          'None of its signatures is the one this page verifies, so what follows says nothing about the signature above.',
+        )
+      : null,
+    h('h3', { 'data-valid': String(result.valid) }, ...heading),
     count > 0 ? h('ol', { class: 'pdf-signatures' }, ...result.signatures.map(signatureItem)) : null,
+    result.otherSignatures.length > 0 ? h('h4', {}, 'Signatures made with other products') : null,
+    result.otherSignatures.length > 0
+      ? h('ul', { class: 'pdf-other-signatures' }, ...result.otherSignatures.map(otherSignatureItem))
+      : null,
     count === 0
       ? failure('This PDF carries no signatures made with this service.')
       : unsigned

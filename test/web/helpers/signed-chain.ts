@@ -12,6 +12,7 @@ import {
   type IdentityAttestation,
   identityCommitment,
   serializeAnchorPayload,
+  validateAnchorPayload,
   ZERO_TX_HASH,
 } from '@docanchor/client'
 import { eq } from 'drizzle-orm'
@@ -42,6 +43,11 @@ export interface SignOptions {
    * payload says. Left out, the anchor carries no attestation (a relay without salt).
    */
   relayedBy?: { email: string; trust: IdentityAttestation['trust']; verified: boolean }
+  /**
+   * A payload as an older client wrote it, read back leniently: text a new payload refuses (control characters,
+   * bidirectional overrides) is anchored as it is. Replaces the payload built from `input`.
+   */
+  legacyPayload?: AnchorPayload
 }
 
 export interface AnchorRequest {
@@ -100,8 +106,8 @@ export async function sign(
   input: AnchorPayloadInput,
   options: SignOptions = {},
 ): Promise<Signature> {
-  const payload = buildAnchorPayload(input)
-  const serialized = serializeAnchorPayload(payload)
+  const payload = options.legacyPayload ? validateAnchorPayload(options.legacyPayload) : buildAnchorPayload(input)
+  const serialized = options.legacyPayload ? JSON.stringify(payload) : serializeAnchorPayload(payload)
   const hash = (await compositeHash(serialized)) as Hash
   const key = generatePayloadKey()
   const encryptedPayload = await encryptPayload(serialized, key)

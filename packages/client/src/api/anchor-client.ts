@@ -3,6 +3,7 @@
 // AnchorApiError. Web APIs only (fetch, AbortSignal, WebCrypto), so it runs in Node, browsers and Electron.
 
 import type { z } from 'zod'
+import type { PdfSignatureRequest } from '../pdf/sign-pdf.ts'
 import { AnchorApiError, AnchorNetworkError, AnchorNotConfirmedError, parseRetryAfter } from './anchor-api-error.ts'
 import {
   type AnchorState,
@@ -19,6 +20,8 @@ import {
   LibrarySyncResultSchema,
   type Me,
   MeSchema,
+  type PdfSignatureResult,
+  PdfSignatureSchema,
   type RelayBody,
   type RelayResult,
   RelaySchema,
@@ -83,6 +86,11 @@ export interface AnchorClient {
   info(options?: CallOptions): Promise<ServiceInfo>
   /** Anchors a composite hash; idempotent, so repeating the same request is safe. */
   relay(body: RelayBody, options?: RelayOptions): Promise<RelayResult>
+  /**
+   * The service's PDF signature (CMS) over `digest` (SHA-256 of a PDF's byte range, hex) for one of the user's
+   * confirmed anchors: signPdf's `pdfSignature`, with `pdfSignatureCms`. The same request again answers the same.
+   */
+  pdfSignature(body: PdfSignatureRequest, options?: CallOptions): Promise<PdfSignatureResult>
   /** The state of one of the user's own anchors. */
   anchor(compositeHash: string, options?: CallOptions): Promise<AnchorState>
   /** The public verification of a transaction: `0x` + 64 hex, or its 43-character base64url form. */
@@ -238,6 +246,13 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
       if (result.status === 'confirmed' || !relayOptions.waitMs) return result
       return awaitConfirmation(result, relayOptions)
     },
+    pdfSignature: ({ txHash, digest }, callOptions) =>
+      call(PdfSignatureSchema, {
+        method: 'POST',
+        path: '/api/pdf-signatures',
+        body: { txHash, digest },
+        signal: callOptions?.signal,
+      }),
     anchor: (compositeHash, callOptions) =>
       call(AnchorStateSchema, {
         method: 'GET',
@@ -311,4 +326,9 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }, ms)
     signal?.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/** The CMS's DER from a `pdfSignature` answer: what signPdf's `pdfSignature` resolves with. */
+export function pdfSignatureCms(result: PdfSignatureResult): Uint8Array {
+  return Uint8Array.from(atob(result.cms), (char) => char.charCodeAt(0))
 }

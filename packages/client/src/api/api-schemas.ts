@@ -22,14 +22,43 @@ export const MeSchema = z.object({
   usage: z.object({ used: z.number().int(), limit: z.number().int(), resetsAt: z.string() }),
 })
 
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+/** A chain id as EIP-155 uses it: a positive whole number a JSON number holds exactly. */
+const CHAIN_ID = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)
+const HTTP_URL = /^https?:\/\/[^\s\p{C}]+$/u
+
+/** What a verifier pins or trusts: a service whose answer says anything else is refused, not believed in part. */
 export const InfoSchema = z.object({
-  chainId: z.number().int(),
-  contractAddress: z.string(),
-  relayers: z.array(z.string()),
-  publicRpcUrl: z.string().nullable(),
-  explorerTxUrl: z.string().nullable(),
-  verifyBaseUrl: z.string(),
-  version: z.string(),
+  chainId: CHAIN_ID,
+  contractAddress: z.string().regex(ADDRESS, 'not a contract address'),
+  relayers: z.array(z.string().regex(ADDRESS, 'not an address')).max(1_000),
+  publicRpcUrl: z.string().regex(HTTP_URL, 'not an http(s) URL').nullable(),
+  explorerTxUrl: z.string().max(2_000).nullable(),
+  verifyBaseUrl: z.string().regex(HTTP_URL, 'not an http(s) URL'),
+  /** The certificates of the service's PDF signatures (PEM, signing certificate first): the roots to trust. */
+  pdfSigning: z.object({
+    certificates: z
+      .array(
+        z
+          .string()
+          .max(20_000)
+          .regex(/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\s*$/),
+      )
+      .min(1)
+      .max(10),
+  }),
+  version: z.string().max(100),
+})
+
+/** The answer of `POST /api/pdf-signatures`. */
+export const PdfSignatureSchema = z.object({
+  txHash: z.string(),
+  digest: z.string(),
+  /** The CMS (DER), base64. */
+  cms: z.string().max(100_000),
+  signer: z.string(),
+  timestamp: z.object({ time: z.string(), authority: z.string() }),
+  blockTime: z.string(),
 })
 
 export const RelaySchema = z.object({
@@ -147,6 +176,7 @@ export type SignInResult = z.infer<typeof SignInSchema>
 export type Me = z.infer<typeof MeSchema>
 export type ServiceInfo = z.infer<typeof InfoSchema>
 export type RelayResult = z.infer<typeof RelaySchema>
+export type PdfSignatureResult = z.infer<typeof PdfSignatureSchema>
 export type AnchorState = z.infer<typeof AnchorStateSchema>
 export type ChainEntry = z.infer<typeof ChainEntrySchema>
 export type VerifyResult = z.infer<typeof VerifySchema>

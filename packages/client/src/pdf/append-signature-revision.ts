@@ -1,24 +1,49 @@
-// Appends one signature's incremental revision to a PDF: the QR code stamped on a page and the version 2 metadata
-// stream listing every signature so far, referenced from the catalog. Earlier bytes are never touched, so every
-// earlier signature's document hash still matches its prefix. @libpdf/core writes the update (objects, then a
-// cross-reference section of the original's kind with /Prev); it runs on Web APIs as well.
+// Appends one signature's incremental revision to a PDF: a PDF signature (PAdES) whose field's widget shows the QR
+// code on a page (signature-field.ts), and the version 2 metadata stream listing every signature so far, referenced
+// from the catalog; the signature covers the whole file up to the revision's end, metadata included. Earlier bytes
+// are never touched, so every earlier signature's document hash still matches its prefix and every earlier PDF
+// signature stays valid. @libpdf/core writes the update (objects, then a cross-reference section of the original's
+// kind with /Prev); it runs on Web APIs as well.
 
-import { PDF, PDFImage, PdfName, PdfNumber, type PdfRef } from '@libpdf/core'
+import { type PDF, PdfName } from '@libpdf/core'
 import QRCode from 'qrcode'
 import { type PdfSignature, writePdfMetadata } from '../formats/pdf-metadata.ts'
+import { openWithLibrary } from './encrypted-pdf.ts'
+import {
+  boxOf,
+  type DisplayedSquare,
+  defaultSquare,
+  outsidePage,
+  type PageGeometry,
+  placeStamp,
+  rotationOf,
+  visibleBox,
+} from './page-geometry.ts'
 import { PdfError } from './pdf-errors.ts'
-import { METADATA_CATALOG_KEY, METADATA_STREAM_TYPE, readSignedPdf, type SignedPdf } from './read-signed-pdf.ts'
+import {
+  METADATA_CATALOG_KEY,
+  METADATA_STREAM_TYPE,
+  type ReadSignedPdfOptions,
+  readSignedPdfForUpdate,
+  type SignedPdf,
+} from './read-signed-pdf.ts'
+import { addSignatureField } from './signature-field.ts'
+import { placeSignature } from './signature-placeholder.ts'
 
 export interface StampPlacement {
   /** 1-based page number; default 1. */
   page?: number
-  /** Lower-left corner in points from the page's lower-left corner; default: bottom right, left of earlier stamps. */
+  /**
+   * Lower-left corner in points from the lower-left corner of the page as a reader shows it (its visible box, turned
+   * by its /Rotate); default: bottom right, left of earlier stamps.
+   */
   x?: number
   y?: number
-  /** Side of the square QR code in points; default 96 (about 34 mm). */
+  /** Side of the square QR code in points, from MIN_STAMP_SIZE to MAX_STAMP_SIZE; default 96 (about 34 mm). */
   size?: number
 }
 
+/** Where the stamp went: page, and the square as the page is shown (see StampPlacement). */
 export interface StampRect {
   page: number
   x: number
@@ -34,10 +59,25 @@ export interface PreparedSignatureRevision {
   /** Where the QR code will go. */
   stamp: StampRect
   /** Writes the revision; returns the whole new file (the input bytes, then the revision). */
-  write(input: { qrUrl: string; signatures: readonly PdfSignature[] }): Promise<Uint8Array>
+  write(input: SignatureRevisionInput): Promise<Uint8Array>
+}
+
+export interface SignatureRevisionInput {
+  qrUrl: string
+  /** Every signature so far, this one last: the revision's metadata. */
+  signatures: readonly PdfSignature[]
+  /** The PDF signature's /Name, /Reason and /M. */
+  signerName: string
+  reason: string
+  time: Date
+  /** Signs the SHA-256 of the revision's byte range; resolves with the CMS (DER) for /Contents. */
+  sign(digest: Uint8Array): Promise<Uint8Array>
 }
 
 export const DEFAULT_STAMP_SIZE = 96
+/** Below this a phone camera no longer reads the code from paper; above it the code is a poster. */
+export const MIN_STAMP_SIZE = 36
+export const MAX_STAMP_SIZE = 1000
 const STAMP_MARGIN = 24
 const STAMP_GAP = 8
 /** Quiet zone around the code, in modules, as ISO/IEC 18004 asks for. */
@@ -61,28 +101,21 @@ function qrImage(text: string): { width: number; data: Uint8Array } {
   return { width, data }
 }
 
-function defaultStamp(box: { x: number; y: number; width: number; height: number }, size: number, earlier: number) {
-  const perRow = Math.max(1, Math.floor((box.width - 2 * STAMP_MARGIN + STAMP_GAP) / (size + STAMP_GAP)))
-  const column = earlier % perRow
-  const row = Math.floor(earlier / perRow)
-  return {
-    x: box.x + box.width - STAMP_MARGIN - size - column * (size + STAMP_GAP),
-    y: box.y + STAMP_MARGIN + row * (size + STAMP_GAP),
-  }
-}
-
-async function loadForUpdate(bytes: Uint8Array): Promise<PDF> {
-  let pdf: PDF
-  try {
-    pdf = await PDF.load(bytes, { lenient: false })
-  } catch (error) {
-    throw new PdfError('ERR_PDF_DAMAGED', `the PDF cannot be parsed: ${(error as Error).message}`)
-  }
-  const blocker = pdf.canSaveIncrementally()
+async function loadForUpdate(view: Uint8Array, password: string | undefined): Promise<PDF> {
+  const { document } = await openWithLibrary(view, password)
+  const blocker = document.canSaveIncrementally()
   if (blocker !== null)
     throw new PdfError('ERR_PDF_UNSUPPORTED', `the PDF library cannot append a revision to it (${blocker})`)
-  return pdf
+  return document
 }
+
+/** The page's visible box and rotation, as the library reads its (inherited) boxes and /Rotate. */
+function geometryOf(pdf: PDF, pageNumber: number): PageGeometry {
+  const page = pdf.getPage(pageNumber - 1)!
+  return { box: visibleBox(boxOf(page.getMediaBox()), boxOf(page.getCropBox())), rotation: rotationOf(page.rotation) }
+}
+
+export interface PrepareOptions extends ReadSignedPdfOptions {}
 
 /**
  * Checks that a signature revision can be appended to `bytes` at `placement`, before anything irreversible (the
@@ -92,55 +125,71 @@ async function loadForUpdate(bytes: Uint8Array): Promise<PDF> {
 export async function prepareSignatureRevision(
   bytes: Uint8Array,
   placement: StampPlacement = {},
+  options: PrepareOptions = {},
 ): Promise<PreparedSignatureRevision> {
-  const existing = await readSignedPdf(bytes)
+  const { pdf: existing, view } = await readSignedPdfForUpdate(bytes, options)
   const latest = existing.revisions.findLast((revision) => revision.metadata !== null)
   const signatures = latest?.metadata?.signatures ?? []
-  const probe = await loadForUpdate(bytes)
+  const probe = await loadForUpdate(view, options.password)
   const pageNumber = placement.page ?? 1
   const pageCount = probe.getPageCount()
   if (!Number.isInteger(pageNumber) || pageNumber < 1 || pageNumber > pageCount) {
     throw new PdfError('ERR_PDF_UNSUPPORTED', `page ${pageNumber} does not exist (the PDF has ${pageCount})`)
   }
   const size = placement.size ?? DEFAULT_STAMP_SIZE
-  const box = probe.getPage(pageNumber - 1)!.getCropBox()
-  const fallback = defaultStamp(box, size, signatures.length)
-  const stamp = { page: pageNumber, x: placement.x ?? fallback.x, y: placement.y ?? fallback.y, size }
+  if (!(size >= MIN_STAMP_SIZE && size <= MAX_STAMP_SIZE)) {
+    throw new PdfError(
+      'ERR_PDF_UNSUPPORTED',
+      `the code's size must be between ${MIN_STAMP_SIZE} and ${MAX_STAMP_SIZE} pt`,
+    )
+  }
+  const geometry = geometryOf(probe, pageNumber)
+  const fallback = defaultSquare(geometry, size, signatures.length, STAMP_MARGIN, STAMP_GAP)
+  const square: DisplayedSquare = {
+    x: placement.x ?? fallback?.x ?? 0,
+    y: placement.y ?? fallback?.y ?? 0,
+    size,
+  }
+  if (!fallback && (placement.x === undefined || placement.y === undefined)) {
+    throw new PdfError('ERR_PDF_UNSUPPORTED', `page ${pageNumber} has no free place left for a code: give x and y`)
+  }
+  const outside = outsidePage(geometry, square)
+  if (outside) throw new PdfError('ERR_PDF_UNSUPPORTED', `on page ${pageNumber}, ${outside}`)
+  const stamp = { page: pageNumber, ...square }
+  const placed = placeStamp(geometry, square)
 
   return {
     existing,
     signatures,
     stamp,
-    async write({ qrUrl, signatures: all }) {
-      const json = writePdfMetadata({ signatures: all })
+    async write(input) {
+      const json = writePdfMetadata({ signatures: input.signatures })
       // A fresh load: the probe must not carry state into the update.
-      const pdf = await loadForUpdate(bytes)
-      const qr = qrImage(qrUrl)
-      const imageRef: PdfRef = pdf.createStream(
-        {
-          Type: PdfName.of('XObject'),
-          Subtype: PdfName.of('Image'),
-          Width: PdfNumber.of(qr.width),
-          Height: PdfNumber.of(qr.width),
-          ColorSpace: PdfName.of('DeviceGray'),
-          BitsPerComponent: PdfNumber.of(1),
-        },
-        qr.data,
-      )
-      pdf.getPage(stamp.page - 1)!.drawImage(new PDFImage(imageRef, qr.width, qr.width), {
-        x: stamp.x,
-        y: stamp.y,
-        width: stamp.size,
-        height: stamp.size,
+      const pdf = await loadForUpdate(view, options.password)
+      addSignatureField(pdf, {
+        pageIndex: stamp.page - 1,
+        placed,
+        qr: qrImage(input.qrUrl),
+        signerName: input.signerName,
+        reason: input.reason,
+        time: input.time,
       })
       const metadataRef = pdf.createStream({ Type: PdfName.of(METADATA_STREAM_TYPE) }, new TextEncoder().encode(json))
       pdf.getCatalog().set(METADATA_CATALOG_KEY, metadataRef)
       const out = await pdf.save({ incremental: true })
       // The library falls back to a full rewrite when it cannot append; a rewrite would break every signature.
-      if (out.length <= bytes.length || !bytes.every((byte, i) => out[i] === byte)) {
+      if (out.length <= view.length || !view.every((byte, i) => out[i] === byte)) {
         throw new PdfError('ERR_PDF_UNSUPPORTED', 'the PDF library rewrote the file instead of appending a revision')
       }
-      return out
+      // Appended to the view, whose offsets are the original's: appended to the original bytes, untouched.
+      const appended = new Uint8Array(out.length)
+      appended.set(bytes)
+      appended.set(out.subarray(view.length), bytes.length)
+      const placedSignature = placeSignature(appended, bytes.length)
+      const digest = new Uint8Array(
+        await crypto.subtle.digest('SHA-256', placedSignature.signedBytes as Uint8Array<ArrayBuffer>),
+      )
+      return placedSignature.embed(await input.sign(digest))
     },
   }
 }

@@ -1,6 +1,7 @@
 // Checks every signature of a PDF: its document hash against the right byte prefix, its payload (decrypted with
-// the QR URL's key, or rebuilt from the metadata) against the composite hash anchored on chain, and the chain links
-// between signatures; and reports bytes that no signature covers. Shared by the CLI and the verification page.
+// the QR URL's key, or rebuilt from the metadata) against the composite hash anchored on chain, the chain links
+// between signatures, and the PDF signature (PAdES) its revision carries; checks every other product's PDF signature
+// too; and reports bytes that no signature covers. Shared by the CLI and the verification page.
 
 import { type AnchorPayload, parseAnchorPayload } from '../formats/anchor-payload.ts'
 import { compositeHash, compositeHashesEqual } from '../formats/composite-hash.ts'
@@ -10,6 +11,8 @@ import { decideIdentity, type IdentityAttestation, type IdentityDecision } from 
 import { decryptPayload } from '../formats/payload-cipher.ts'
 import { type PdfSignature, rebuildPayloadFromMetadata } from '../formats/pdf-metadata.ts'
 import { parseQrUrl } from '../formats/qr-url.ts'
+import { checkPdfSignature, type PdfSignatureCheck } from './check-pdf-signatures.ts'
+import { certificateOf } from './cms/der.ts'
 import { latestMetadata, readSignedPdf, type SignedPdf, type SignedPdfRevision } from './read-signed-pdf.ts'
 
 /** What the check needs to know about an anchor: the fields of a `GET /api/verify/:txHash` answer. */
@@ -30,7 +33,22 @@ export interface CheckSignedPdfOptions {
   verify: (txHash: string) => Promise<AnchorRecord | null>
   /** QR URLs supplied by the user (scanned from the page) for signatures whose metadata holds none (version 1). */
   qrUrls?: readonly string[]
+  /** The user password of an encrypted PDF that has one. */
+  password?: string
+  /**
+   * The service's certificates (DER; its /api/info's pdfSigning): an anchored signature's PDF signature must be made
+   * with one of them. Without any, nobody's certificate is required of it (and it is reported as not checked).
+   */
+  serviceCertificates?: readonly Uint8Array[]
+  /** Roots (DER) other products' signers and the time-stamping authorities may chain to: the system's, say. */
+  trustedCertificates?: readonly Uint8Array[]
 }
+
+/**
+ * How far a signature's timestamp may lie from its anchor's block time: the PDF signature is made right after the
+ * anchor is confirmed, so a little before (clocks differ) and at most an hour after.
+ */
+export const TIMESTAMP_WINDOW_SECONDS = { before: 300, after: 3600 } as const
 
 export interface SignatureCheck {
   /** 1-based position in the metadata. */
@@ -47,6 +65,8 @@ export interface SignatureCheck {
   anchorRecord: AnchorRecord | null
   /** Whether the service attests the payload's identity; null when no payload could be tied to the anchor. */
   identity: IdentityDecision | null
+  /** The PDF signature its revision carries; null for signatures made before those existed (QR code as content). */
+  pdfSignature: PdfSignatureCheck | null
   valid: boolean
   /** Every reason it is not valid, in words. */
   problems: string[]
@@ -59,7 +79,9 @@ export interface PdfCheckResult {
   revisions: Omit<SignedPdfRevision, 'metadata'>[]
   /** Bytes after the revision of the last signature (later revisions and trailing bytes), or null. */
   unsignedBytes: { start: number; length: number; revisions: number } | null
-  /** Problems of the document as a whole (no signatures, unreadable metadata, unsigned bytes). */
+  /** PDF signatures no anchored signature made: another product's, each checked all the same. */
+  otherSignatures: PdfSignatureCheck[]
+  /** Problems of the document as a whole (no signatures, unreadable metadata, unsigned bytes, broken signatures). */
   problems: string[]
 }
 
@@ -121,6 +143,7 @@ async function checkSignature(
     payload: 'unchecked',
     anchorRecord: null,
     identity: null,
+    pdfSignature: null,
     valid: false,
     problems,
   }
@@ -234,8 +257,39 @@ async function checkSignature(
       )
     }
   }
-  check.valid = problems.length === 0
   return check
+}
+
+/** The PDF signature of an anchored signature's revision: intact, the service's, timestamped near the anchor. */
+function judgeOwnPdfSignature(check: SignatureCheck, pdfSignature: PdfSignatureCheck, serviceKnown: boolean): void {
+  check.pdfSignature = pdfSignature
+  const { problems } = check
+  if (pdfSignature.status === 'not checked') problems.push(`its PDF signature is of a kind not checked here`)
+  if (pdfSignature.status === 'invalid')
+    problems.push(`its PDF signature is invalid: ${pdfSignature.problems.join('; ')}`)
+  if (pdfSignature.status !== 'valid') return
+  if (serviceKnown && !pdfSignature.madeByService) {
+    problems.push(`its PDF signature was not made with the service's certificate (${pdfSignature.signer?.subject})`)
+  }
+  const { timestamp } = pdfSignature
+  if (!timestamp) {
+    problems.push('its PDF signature has no timestamp')
+    return
+  }
+  const block = check.anchorRecord?.timestamp
+  if (block === undefined) return
+  const offset = Date.parse(timestamp.time) / 1000 - block
+  if (offset < -TIMESTAMP_WINDOW_SECONDS.before || offset > TIMESTAMP_WINDOW_SECONDS.after) {
+    problems.push(
+      `its PDF signature was timestamped at ${timestamp.time}, ${describeOffset(offset)} the anchor's block ` +
+        `(${new Date(block * 1000).toISOString()})`,
+    )
+  }
+}
+
+function describeOffset(seconds: number): string {
+  const minutes = Math.round(Math.abs(seconds) / 60)
+  return `${minutes} minutes ${seconds < 0 ? 'before' : 'after'}`
 }
 
 /** Reads and checks a PDF. Throws `PdfError` for unreadable files and whatever `verify` throws for lookups. */
@@ -243,7 +297,7 @@ export async function checkSignedPdf(
   input: Uint8Array | SignedPdf,
   options: CheckSignedPdfOptions,
 ): Promise<PdfCheckResult> {
-  const pdf = input instanceof Uint8Array ? await readSignedPdf(input) : input
+  const pdf = input instanceof Uint8Array ? await readSignedPdf(input, { password: options.password }) : input
   const problems: string[] = []
   for (const revision of pdf.revisions) {
     if (revision.metadataError) {
@@ -258,6 +312,24 @@ export async function checkSignedPdf(
     checks.push(await checkSignature(pdf, signature, i + 1, signatures[i - 1], options, hashes))
   }
   if (signatures.length === 0) problems.push('the PDF has no signatures')
+
+  const service = options.serviceCertificates ?? []
+  const roots = [...service, ...(options.trustedCertificates ?? [])].map((der) => certificateOf(der))
+  const otherSignatures: PdfSignatureCheck[] = []
+  for (const field of pdf.pdfSignatures) {
+    const pdfSignature = await checkPdfSignature(pdf, field, { roots, service })
+    const own = checks.find((check) => check.revision === field.revision && check.pdfSignature === null)
+    if (own) judgeOwnPdfSignature(own, pdfSignature, service.length > 0)
+    else {
+      otherSignatures.push(pdfSignature)
+      if (pdfSignature.status === 'invalid') {
+        problems.push(
+          `another product's PDF signature${fieldName(pdfSignature)} is invalid: ${pdfSignature.problems.join('; ')}`,
+        )
+      }
+    }
+  }
+  for (const check of checks) check.valid = check.problems.length === 0
 
   let unsignedBytes: PdfCheckResult['unsignedBytes'] = null
   const lastRevision = checks[checks.length - 1]?.revision
@@ -275,6 +347,9 @@ export async function checkSignedPdf(
     signatures: checks,
     revisions: pdf.revisions.map(({ metadata: _, ...revision }) => revision),
     unsignedBytes,
+    otherSignatures,
     problems,
   }
 }
+
+const fieldName = (check: PdfSignatureCheck) => (check.name === null ? '' : ` "${check.name}"`)

@@ -1,8 +1,12 @@
 // Reads one cross-reference section (ISO 32000-1, 7.5.4 tables, 7.5.8 streams, 7.5.8.4 hybrid files) and its
-// trailer. Each incremental revision of a file ends with one such section.
+// trailer. Each incremental revision of a file ends with one such section. As qpdf, pdfsig and PDF.js do, a pointer a
+// few bytes off its section (whitespace, an end-of-line counted or not: @signpdf points at the newline before `xref`)
+// is accepted by looking for the section nearby; the correction is kept, so a writer can be shown the file as it
+// should have been.
 
-import { damaged } from './pdf-errors.ts'
+import { damaged, PdfError } from './pdf-errors.ts'
 import { PdfDict, PdfLexer, PdfName, readIndirectObject } from './pdf-syntax.ts'
+import type { ReadBudget } from './read-budget.ts'
 import { decodeStream } from './stream-filters.ts'
 
 export type XrefEntry =
@@ -11,10 +15,14 @@ export type XrefEntry =
   | { type: 'compressed'; stream: number; index: number }
 
 export interface XrefSection {
-  /** Where the section starts: the value of the `startxref` that points at it. */
+  /** Where the section starts. */
   offset: number
+  /** What the pointer to it said (a `startxref` or a `/Prev`): differs from `offset` when it was a few bytes off. */
+  claimedOffset: number
   kind: 'table' | 'stream'
   entries: Map<number, XrefEntry>
+  /** Tables only: where each in-use entry's ten-digit offset is written, so that a wrong one can be corrected. */
+  entryPositions: Map<number, number>
   /** The trailer dictionary, or the cross-reference stream's dictionary (which plays its role). */
   trailer: PdfDict
   /** Byte just past the section: past the trailer dictionary, or past the stream object's `endobj`. */
@@ -23,24 +31,72 @@ export interface XrefSection {
 
 /** Sanity bound on object numbers; /Size beyond it is a damaged (or hostile) file, not a document. */
 const MAX_OBJECTS = 8_388_607
+/** How far from where its pointer says a section is looked for: "a few bytes off", generously. */
+export const SEARCH_WINDOW = 256
 
-export async function readXrefSection(bytes: Uint8Array, offset: number): Promise<XrefSection> {
-  if (!Number.isSafeInteger(offset) || offset < 0 || offset >= bytes.length) {
-    throw damaged(`startxref points outside the file (${offset})`)
+/** Reads the section its pointer names, or the nearest one within a few bytes of it. */
+export async function readXrefSection(bytes: Uint8Array, claimed: number, budget: ReadBudget): Promise<XrefSection> {
+  if (!Number.isSafeInteger(claimed) || claimed < 0 || claimed >= bytes.length) {
+    throw damaged(`its cross-reference pointer points outside the file (to byte ${claimed})`)
   }
-  const lexer = new PdfLexer(bytes, offset)
-  if (lexer.peekWord() === 'xref') return readXrefTable(bytes, lexer, offset)
-  return readXrefStream(bytes, offset)
+  try {
+    return await readSectionAt(bytes, claimed, claimed, budget)
+  } catch (error) {
+    for (const candidate of nearbySections(bytes, claimed)) {
+      try {
+        return await readSectionAt(bytes, candidate, claimed, budget)
+      } catch {
+        // Not a section after all: try the next candidate.
+      }
+    }
+    // A section found but unreadable says what is wrong with it; a pointer to nothing says where it points.
+    if (error instanceof PdfError && /cross-reference|trailer|xref/.test(error.message)) throw error
+    throw damaged(`its cross-reference table is missing: nothing near byte ${claimed}, where it should be, can be read`)
+  }
 }
 
-async function readXrefTable(bytes: Uint8Array, lexer: PdfLexer, offset: number): Promise<XrefSection> {
+async function readSectionAt(
+  bytes: Uint8Array,
+  offset: number,
+  claimed: number,
+  budget: ReadBudget,
+): Promise<XrefSection> {
+  const lexer = new PdfLexer(bytes, offset)
+  if (lexer.peekWord() === 'xref') return readXrefTable(bytes, lexer, claimed, budget)
+  return readXrefStream(bytes, offset, claimed, budget)
+}
+
+/** Starts of `xref` keywords and of indirect objects near `claimed`, nearest first. */
+function nearbySections(bytes: Uint8Array, claimed: number): number[] {
+  const from = Math.max(0, claimed - SEARCH_WINDOW)
+  const to = Math.min(bytes.length, claimed + SEARCH_WINDOW)
+  const text = new TextDecoder('latin1').decode(bytes.subarray(from, to))
+  const found: number[] = []
+  for (const match of text.matchAll(/(?<![^\s])(xref|\d+\s+\d+\s+obj)\b/g)) found.push(from + match.index)
+  return found.sort((a, b) => Math.abs(a - claimed) - Math.abs(b - claimed))
+}
+
+async function readXrefTable(
+  bytes: Uint8Array,
+  lexer: PdfLexer,
+  claimed: number,
+  budget: ReadBudget,
+): Promise<XrefSection> {
+  lexer.skipWhitespace()
+  const offset = lexer.pos
   lexer.expectKeyword('xref')
   const entries = new Map<number, XrefEntry>()
+  const entryPositions = new Map<number, number>()
   while (lexer.peekWord() !== 'trailer') {
     const first = lexer.readInteger()
     const count = lexer.readInteger()
     if (first < 0 || count < 0 || first + count > MAX_OBJECTS) lexer.fail('invalid cross-reference subsection')
+    // Each entry takes 20 bytes: a subsection longer than the rest of the file is not one.
+    if (count * 20 > bytes.length - lexer.pos) lexer.fail('a cross-reference subsection runs past the end of the file')
+    budget.spendEntries(count)
     for (let i = 0; i < count; i++) {
+      lexer.skipWhitespace()
+      const at = lexer.pos
       const position = lexer.readInteger()
       const gen = lexer.readInteger()
       const kind = lexer.readWord()
@@ -48,22 +104,36 @@ async function readXrefTable(bytes: Uint8Array, lexer: PdfLexer, offset: number)
       // The first entry for a number wins within a section, as in every reader.
       if (entries.has(first + i)) continue
       entries.set(first + i, kind === 'n' ? { type: 'offset', offset: position, gen } : { type: 'free' })
+      if (kind === 'n') entryPositions.set(first + i, at)
     }
   }
   lexer.expectKeyword('trailer')
   const trailer = lexer.readValue()
   if (!(trailer instanceof PdfDict)) lexer.fail('trailer is not a dictionary')
-  const section: XrefSection = { offset, kind: 'table', entries, trailer, end: lexer.pos }
+  const section: XrefSection = {
+    offset,
+    claimedOffset: claimed,
+    kind: 'table',
+    entries,
+    entryPositions,
+    trailer,
+    end: lexer.pos,
+  }
   // A hybrid-reference file lists objects kept in object streams in a side stream for PDF 1.5 readers.
   const side = trailer.get('XRefStm')
   if (typeof side === 'number') {
-    const stream = await readXrefStream(bytes, side)
+    const stream = await readXrefStream(bytes, side, side, budget)
     for (const [num, entry] of stream.entries) if (!entries.has(num)) entries.set(num, entry)
   }
   return section
 }
 
-async function readXrefStream(bytes: Uint8Array, offset: number): Promise<XrefSection> {
+async function readXrefStream(
+  bytes: Uint8Array,
+  offset: number,
+  claimed: number,
+  budget: ReadBudget,
+): Promise<XrefSection> {
   const object = await readIndirectObject(bytes, offset, () => {
     throw damaged(`cross-reference stream at byte ${offset} has an indirect /Length`)
   })
@@ -77,7 +147,7 @@ async function readXrefStream(bytes: Uint8Array, offset: number): Promise<XrefSe
   if (
     !Array.isArray(widths) ||
     widths.length !== 3 ||
-    !widths.every((w) => typeof w === 'number' && w >= 0 && w <= 8)
+    !widths.every((w) => typeof w === 'number' && Number.isInteger(w) && w >= 0 && w <= 8)
   ) {
     throw damaged(`cross-reference stream at byte ${offset} has an invalid /W`)
   }
@@ -85,12 +155,30 @@ async function readXrefStream(bytes: Uint8Array, offset: number): Promise<XrefSe
     throw damaged(`cross-reference stream at byte ${offset} has an invalid /Size`)
   }
   const index = dict.get('Index') ?? [0, size]
-  if (!Array.isArray(index) || index.length % 2 !== 0 || !index.every((n) => typeof n === 'number' && n >= 0)) {
+  if (
+    !Array.isArray(index) ||
+    index.length % 2 !== 0 ||
+    !index.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
+  ) {
     throw damaged(`cross-reference stream at byte ${offset} has an invalid /Index`)
   }
   const [w0, w1, w2] = widths as [number, number, number]
   const rowLength = w0 + w1 + w2
-  const data = await decodeStream(object.stream)
+  // Rows without an offset field say nothing: millions of them cost memory and time, never a document.
+  if (w1 === 0) throw damaged(`cross-reference stream at byte ${offset} has no offset field (/W [${widths.join(' ')}])`)
+  let declared = 0
+  for (let pair = 0; pair < index.length; pair += 2) {
+    if ((index[pair] as number) + (index[pair + 1] as number) > MAX_OBJECTS) {
+      throw damaged(`cross-reference stream at byte ${offset} has an invalid /Index`)
+    }
+    declared += index[pair + 1] as number
+  }
+  budget.spendEntries(declared)
+  // Decoded, the stream is one row per entry (plus a PNG predictor's byte per row): never more is needed.
+  const limit = declared * (rowLength + 1) + 1024
+  const data = await decodeStream(object.stream, budget.decodedLeft(limit))
+  budget.spendDecoded(data.length)
+  if (data.length < declared * rowLength) throw damaged(`cross-reference stream at byte ${offset} is truncated`)
   const entries = new Map<number, XrefEntry>()
   let at = 0
   const field = (width: number, fallback: number) => {
@@ -102,9 +190,7 @@ async function readXrefStream(bytes: Uint8Array, offset: number): Promise<XrefSe
   for (let pair = 0; pair < index.length; pair += 2) {
     const first = index[pair] as number
     const count = index[pair + 1] as number
-    if (first + count > MAX_OBJECTS) throw damaged(`cross-reference stream at byte ${offset} has an invalid /Index`)
     for (let i = 0; i < count; i++) {
-      if (at + rowLength > data.length) throw damaged(`cross-reference stream at byte ${offset} is truncated`)
       const kind = field(w0, 1)
       const a = field(w1, 0)
       const b = field(w2, 0)
@@ -115,5 +201,13 @@ async function readXrefStream(bytes: Uint8Array, offset: number): Promise<XrefSe
       // Other types are reserved: readers treat them as null references (7.5.8.3).
     }
   }
-  return { offset, kind: 'stream', entries, trailer: dict, end: object.end }
+  return {
+    offset,
+    claimedOffset: claimed,
+    kind: 'stream',
+    entries,
+    entryPositions: new Map(),
+    trailer: dict,
+    end: object.end,
+  }
 }

@@ -4,8 +4,8 @@
 export type PdfErrorCode =
   /** The bytes do not start with a PDF header. */
   | 'ERR_NOT_PDF'
-  /** The file is encrypted: its streams (the metadata among them) cannot be read or appended without the key. */
-  | 'ERR_PDF_ENCRYPTED'
+  /** The file is encrypted with a user password, and none (or a wrong one) was given. */
+  | 'ERR_PDF_PASSWORD'
   /** The cross-reference data (startxref, tables, streams, trailers) is missing, inconsistent or unreadable. */
   | 'ERR_PDF_DAMAGED'
   /** A well-formed PDF this tool cannot read or append a revision to (unknown filter, no such page, ...). */
@@ -21,4 +21,5 @@ export class PdfError extends Error {
   }
 }
 
-export const damaged = (message: string) => new PdfError('ERR_PDF_DAMAGED', message)
+/** A damaged file, said first in a user's words, then where and what for whoever repairs it. */
+export const damaged = (detail: string) => new PdfError('ERR_PDF_DAMAGED', `the PDF is damaged: ${detail}`)

@@ -1,11 +1,15 @@
 // Reads a PDF's incremental revisions and the signature metadata each one carries. This is the entry point the CLI
 // and the verification page share; it runs on Web APIs alone.
 
-import { FormatError } from '../formats/errors.ts'
+import { FormatError, InvalidMetadataError } from '../formats/errors.ts'
 import { type PdfMetadata, readPdfMetadata } from '../formats/pdf-metadata.ts'
-import { PdfError } from './pdf-errors.ts'
-import { isDict, type PdfRevision, RevisionResolver, readPdfStructure } from './pdf-revisions.ts'
+import { type OpenedPdf, openWithLibrary } from './encrypted-pdf.ts'
+import { libraryView } from './library-view.ts'
+import { damaged, PdfError } from './pdf-errors.ts'
+import { isDict, type PdfRevision, type PdfStructure, RevisionResolver, readPdfStructure } from './pdf-revisions.ts'
 import { PdfRef } from './pdf-syntax.ts'
+import { MAX_METADATA_BYTES, MAX_PDF_BYTES } from './read-budget.ts'
+import { type PdfSignatureField, readSignatureFields } from './signature-fields.ts'
 import { decodeStream } from './stream-filters.ts'
 
 /** Catalog key whose value is the revision's metadata stream (a second-class name of this project). */
@@ -23,7 +27,10 @@ export interface SignedPdfRevision {
   xrefKind: 'table' | 'stream'
   /** The signature metadata this revision added (a metadata stream written in this revision), if any. */
   metadata: PdfMetadata | null
-  /** Why the revision's metadata stream could not be read; null when there is none or it was read. */
+  /**
+   * Why the revision's metadata (the JSON of its metadata stream) is not valid metadata; null when there is none or
+   * it was read. A metadata stream the PDF's structure does not let be read makes the whole file damaged.
+   */
   metadataError: string | null
 }
 
@@ -32,54 +39,86 @@ export interface SignedPdf {
   revisions: SignedPdfRevision[]
   /** Bytes after the last revision's `%%EOF` line that belong to no revision. */
   trailingBytes: number
+  /** Encrypted with the standard security handler (opened with the empty user password, or the one given). */
+  encrypted: boolean
+  /** Every PDF signature in the file (signature fields with a value), ours and other products'. */
+  pdfSignatures: PdfSignatureField[]
+}
+
+export interface ReadSignedPdfOptions {
+  /** The user password of an encrypted PDF that has one; most encrypted PDFs (owner password only) need none. */
+  password?: string
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 async function readRevisionMetadata(
-  structure: Awaited<ReturnType<typeof readPdfStructure>>,
+  structure: PdfStructure,
   revision: PdfRevision,
+  opened: OpenedPdf | undefined,
 ): Promise<PdfMetadata | null> {
-  const resolver = new RevisionResolver(structure, revision.index)
+  const resolver = new RevisionResolver(structure, revision.index, opened?.streamData)
   const catalog = await resolver.resolve(revision.trailer.get('Root'))
-  if (!isDict(catalog)) throw new PdfError('ERR_PDF_DAMAGED', 'the trailer /Root is not a catalog dictionary')
+  if (!isDict(catalog)) throw damaged('the trailer /Root is not a catalog dictionary')
   const ref = catalog.get(METADATA_CATALOG_KEY)
   // Only a metadata stream written in this very revision belongs to it; an older one is merely still referenced.
   if (!(ref instanceof PdfRef) || !revision.entries.has(ref.num)) return null
   const stream = await resolver.stream(ref)
-  if (!stream) throw new PdfError('ERR_PDF_DAMAGED', `/${METADATA_CATALOG_KEY} is not a stream`)
+  if (!stream) throw damaged(`/${METADATA_CATALOG_KEY} is not a stream`)
+  const data = await decodeStream(stream, MAX_METADATA_BYTES)
   let json: string
   try {
-    json = utf8.decode(await decodeStream(stream))
-  } catch (error) {
-    if (error instanceof PdfError) throw error
-    throw new PdfError('ERR_PDF_DAMAGED', 'the metadata stream is not UTF-8 text')
+    json = utf8.decode(data)
+  } catch {
+    throw new InvalidMetadataError([{ field: 'metadata', reason: 'is not UTF-8 text' }])
   }
   return readPdfMetadata(json)
 }
 
 /**
  * Reads every revision's byte range and signature metadata (version 1 or 2, read as version 2). Throws a
- * `PdfError` for a file that is not a PDF, is encrypted, or has a broken cross-reference chain; a revision whose
- * metadata alone is unreadable gets `metadataError` instead, so that the other signatures can still be checked.
+ * `PdfError` for a file that is not a PDF, has a damaged structure (cross-reference chain, streams, lengths), asks for
+ * more than its size can need, or needs a password it was not given; a revision whose metadata alone is not valid
+ * metadata gets `metadataError` instead, so that the other signatures can still be checked.
  */
-export async function readSignedPdf(bytes: Uint8Array): Promise<SignedPdf> {
+export async function readSignedPdf(bytes: Uint8Array, options: ReadSignedPdfOptions = {}): Promise<SignedPdf> {
+  return (await readSignedPdfForUpdate(bytes, options)).pdf
+}
+
+/** readSignedPdf, and the file as the PDF library that appends to it is to be shown it (library-view.ts). */
+export async function readSignedPdfForUpdate(
+  bytes: Uint8Array,
+  options: ReadSignedPdfOptions = {},
+): Promise<{ pdf: SignedPdf; view: Uint8Array }> {
+  if (bytes.length > MAX_PDF_BYTES) {
+    throw new PdfError(
+      'ERR_PDF_UNSUPPORTED',
+      `the PDF is ${Math.ceil(bytes.length / 2 ** 20)} MB; the most that is read is ${MAX_PDF_BYTES / 2 ** 20} MB`,
+    )
+  }
   const structure = await readPdfStructure(bytes)
+  const view = libraryView(structure)
+  // Only an encrypted file needs the PDF library to be read: its streams need the document's key.
+  const opened = structure.encrypt === undefined ? undefined : await openWithLibrary(view, options.password)
   const revisions: SignedPdfRevision[] = []
   for (const revision of structure.revisions) {
     let metadata: PdfMetadata | null = null
     let metadataError: string | null = null
     try {
-      metadata = await readRevisionMetadata(structure, revision)
+      metadata = await readRevisionMetadata(structure, revision, opened)
     } catch (error) {
-      if (!(error instanceof PdfError || error instanceof FormatError)) throw error
+      if (!(error instanceof FormatError)) throw error
       metadataError = error.message
     }
     const { index, start, end, xrefOffset, xrefKind } = revision
     revisions.push({ index, start, end, xrefOffset, xrefKind, metadata, metadataError })
   }
   const last = revisions[revisions.length - 1]!
-  return { bytes, revisions, trailingBytes: bytes.length - last.end }
+  const pdfSignatures = await readSignatureFields(structure, opened?.streamData)
+  return {
+    pdf: { bytes, revisions, trailingBytes: bytes.length - last.end, encrypted: opened !== undefined, pdfSignatures },
+    view,
+  }
 }
 
 /** The signatures listed by the newest revision whose metadata could be read (empty when there is none). */

@@ -4,6 +4,7 @@
 import { type AnchorPayloadInput, buildAnchorPayload } from '../formats/anchor-payload.ts'
 import { compositeHash } from '../formats/composite-hash.ts'
 import { ZERO_TX_HASH } from '../formats/constants.ts'
+import type { TrustAnchor } from '../formats/field-rules.ts'
 import { toHex } from '../formats/hex.ts'
 import { encryptPayload, generatePayloadKey } from '../formats/payload-cipher.ts'
 import { type PdfSignature, signatureFromPayload } from '../formats/pdf-metadata.ts'
@@ -14,8 +15,11 @@ export interface AnchorRequest {
   compositeHash: string
   previousTxHash: string
   encryptedPayload: string
-  /** The payload's salt, so that the service attests the relaying account (it commits to it and forgets the salt). */
-  salt: string
+  /**
+   * The payload's salt, so that the service attests the relaying account (it commits to it and forgets the salt);
+   * absent when the signer asked for no attestation (`attestIdentity: false`).
+   */
+  salt?: string
 }
 
 export interface SignPdfOptions {
@@ -24,6 +28,13 @@ export interface SignPdfOptions {
   /** Signing time; default now. */
   timestamp?: Date
   placement?: StampPlacement
+  /**
+   * Whether the service is to attest the relaying account (default true): false for a signer e-mail that is not the
+   * account's, which an attestation would contradict; verifiers then show the identity as claimed.
+   */
+  attestIdentity?: boolean
+  /** The user password of an encrypted PDF that has one (owner-password-only PDFs need none). */
+  password?: string
   /** Base of the QR URL, e.g. `https://verify.example.com`. */
   verifyBaseUrl: string
   /** Written to the metadata so that anyone can check the anchor with a public RPC node. */
@@ -31,6 +42,18 @@ export interface SignPdfOptions {
   contractAddress?: string
   /** Anchors the composite hash; resolves with the confirmed transaction hash. */
   anchor: (request: AnchorRequest) => Promise<{ txHash: string }>
+  /**
+   * The PDF signature's CMS over the revision's byte range, for the anchor just made: in practice the service's
+   * `POST /api/pdf-signatures`, which sees only the digest. Resolves with the CMS's DER.
+   */
+  pdfSignature: (request: PdfSignatureRequest) => Promise<Uint8Array>
+}
+
+export interface PdfSignatureRequest {
+  /** The confirmed anchor the PDF signature is for. */
+  txHash: string
+  /** SHA-256 of the revision's byte range, lower-case hex. */
+  digest: string
 }
 
 export interface SignPdfResult {
@@ -45,7 +68,7 @@ export interface SignPdfResult {
 
 export async function signPdf(input: Uint8Array, options: SignPdfOptions): Promise<SignPdfResult> {
   // Everything that can fail on the file itself fails here, before the anchor is paid for.
-  const prepared = await prepareSignatureRevision(input, options.placement)
+  const prepared = await prepareSignatureRevision(input, options.placement, { password: options.password })
   const documentHash = toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', input as Uint8Array<ArrayBuffer>)))
   const payload = buildAnchorPayload({
     documentHash,
@@ -59,7 +82,7 @@ export async function signPdf(input: Uint8Array, options: SignPdfOptions): Promi
     compositeHash: await compositeHash(serialized),
     previousTxHash: prepared.signatures[prepared.signatures.length - 1]?.tx_hash ?? ZERO_TX_HASH,
     encryptedPayload: await encryptPayload(serialized, key),
-    salt: payload.salt,
+    ...(options.attestIdentity !== false && { salt: payload.salt }),
   }
   const { txHash } = await options.anchor(request)
   const qrUrl = buildQrUrl({ verifyBaseUrl: options.verifyBaseUrl, txHash, key })
@@ -71,6 +94,30 @@ export async function signPdf(input: Uint8Array, options: SignPdfOptions): Promi
     contractAddress: options.contractAddress,
   })
   const signatures = [...prepared.signatures, signature]
-  const bytes = await prepared.write({ qrUrl, signatures })
+  const bytes = await prepared.write({
+    qrUrl,
+    signatures,
+    signerName: options.signer.name,
+    reason: signatureReason(txHash, options),
+    time: new Date(payload.ts * 1000),
+    sign: (digest) => options.pdfSignature({ txHash, digest: toHex(digest) }),
+  })
   return { bytes, signature, signatures, qrUrl, stamp: prepared.stamp, signedBytes: input.length }
+}
+
+const SIGNED_IN_WITH: Record<TrustAnchor, string> = {
+  email: 'an e-mail code',
+  google: 'Google',
+  microsoft: 'Microsoft',
+}
+
+/** The PDF signature's /Reason, as readers show it: what was anchored where, and how the identity stands. */
+function signatureReason(txHash: string, options: SignPdfOptions): string {
+  const where = options.chainId === undefined ? '' : ` on chain ${options.chainId}`
+  const { trust } = options.signer
+  const identity =
+    options.attestIdentity === false
+      ? 'identity claimed by the signer, not attested'
+      : `identity attested by the service${trust ? `: signed in with ${SIGNED_IN_WITH[trust]}` : ''}`
+  return `Anchored${where} in transaction ${txHash}; ${identity}`
 }

@@ -1,16 +1,40 @@
 // Decodes the streams the reader needs (cross-reference streams, object streams, the metadata stream): no filter or
-// FlateDecode, with the PNG predictors that cross-reference streams use. DecompressionStream is a Web API.
+// FlateDecode, with the PNG predictors that cross-reference streams use. DecompressionStream is a Web API. Every
+// decoding stops at a limit: a few kilobytes of deflate (twice, even) can expand to gigabytes.
 
 import { damaged, PdfError } from './pdf-errors.ts'
 import { PdfDict, PdfName, type PdfStreamObject, type PdfValue } from './pdf-syntax.ts'
+import { tooMuch } from './read-budget.ts'
 
-async function inflate(data: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([data as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream('deflate'))
+const TOO_LARGE = Symbol('too large')
+
+async function inflate(data: Uint8Array, limit: number): Promise<Uint8Array> {
+  const reader = new Blob([data as Uint8Array<ArrayBuffer>])
+    .stream()
+    .pipeThrough(new DecompressionStream('deflate'))
+    .getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
   try {
-    return new Uint8Array(await new Response(stream).arrayBuffer())
-  } catch {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      size += value.length
+      if (size > limit) throw TOO_LARGE
+      chunks.push(value)
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => {})
+    if (error === TOO_LARGE) throw tooMuch(`a compressed stream expands beyond ${limit} bytes`)
     throw damaged('a FlateDecode stream cannot be decompressed')
   }
+  const out = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    out.set(chunk, at)
+    at += chunk.length
+  }
+  return out
 }
 
 function paeth(a: number, b: number, c: number): number {
@@ -58,17 +82,22 @@ function unpredictPng(data: Uint8Array, params: PdfDict): Uint8Array {
 const asList = (value: PdfValue | undefined): PdfValue[] =>
   value === undefined || value === null ? [] : Array.isArray(value) ? value : [value]
 
-/** The decoded data of a stream whose filters are none or FlateDecode. */
-export async function decodeStream(stream: PdfStreamObject): Promise<Uint8Array> {
+/** More filters than this on one stream is a bomb, not compression. */
+const MAX_FILTERS = 4
+
+/** The decoded data of a stream whose filters are none or FlateDecode; at most `limit` bytes at every stage. */
+export async function decodeStream(stream: PdfStreamObject, limit: number): Promise<Uint8Array> {
   const filters = asList(stream.dict.get('Filter'))
   const params = asList(stream.dict.get('DecodeParms'))
+  if (filters.length > MAX_FILTERS) throw tooMuch(`a stream is encoded ${filters.length} times over`)
   let data = stream.data
+  if (data.length > limit) throw tooMuch(`a stream is larger than ${limit} bytes`)
   for (const [index, filter] of filters.entries()) {
     const name = filter instanceof PdfName ? filter.name : undefined
     if (name !== 'FlateDecode' && name !== 'Fl') {
       throw new PdfError('ERR_PDF_UNSUPPORTED', `stream filter ${name ?? '?'} is not supported by this reader`)
     }
-    data = await inflate(data)
+    data = await inflate(data, limit)
     const param = params[index]
     const predictor = param instanceof PdfDict ? param.get('Predictor') : undefined
     if (typeof predictor === 'number' && predictor >= 10 && param instanceof PdfDict) data = unpredictPng(data, param)

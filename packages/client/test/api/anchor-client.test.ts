@@ -8,6 +8,7 @@ import {
   checkSignedPdf,
   createAnchorClient,
   createPkcePair,
+  pdfSignatureCms,
   signPdf,
   txHashToBase64Url,
 } from '@docanchor/client'
@@ -73,6 +74,7 @@ describe('createAnchorClient against the real service', () => {
       signer: { type: 'individual', name: 'Ada Lovelace', email: 'ada@example.com' },
       verifyBaseUrl: info.verifyBaseUrl,
       anchor: (request) => api.relay(request, { waitMs: 60_000 }),
+      pdfSignature: async (request) => pdfSignatureCms(await api.pdfSignature(request)),
     })
     const txHash = signed.signature.tx_hash
     const record = await api.verify(txHash)
@@ -136,6 +138,7 @@ describe('createAnchorClient against the real service', () => {
         signer: { type: 'company', name: 'Pending Ltd', email: 'pending@example.com' },
         verifyBaseUrl: VERIFY_BASE,
         anchor: (request) => watching.relay(request, { waitMs: 60_000, pollIntervalMs: 50 }),
+        pdfSignature: async (request) => pdfSignatureCms(await watching.pdfSignature(request)),
       })
       // Bounded, so a relay that never answers fails here, naming what was seen, not at the test timeout.
       await expect.poll(() => answers, { timeout: 10_000 }).toEqual([202])

@@ -6,6 +6,7 @@ import {
   createAnchorClient,
   decryptPayload,
   parseQrUrl,
+  pdfSignatureCms,
   signPdf,
   txHashToBase64Url,
 } from '@docanchor/client'
@@ -28,6 +29,7 @@ describe('createAnchorClient in Chromium', () => {
       chainId,
       contractAddress,
       anchor: (request) => api.relay(request, { waitMs: 60_000 }),
+      pdfSignature: async (request) => pdfSignatureCms(await api.pdfSignature(request)),
     })
     expect((await checkSignedPdf(signed.bytes, { verify: api.lookupAnchor })).valid).toBe(true)
     const { txHash, key } = parseQrUrl(signed.qrUrl)

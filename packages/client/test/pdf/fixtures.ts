@@ -27,11 +27,26 @@ export function qpdfTransform(input: Uint8Array, args: string[]): Promise<Uint8A
 }
 
 /** `qpdf --check`: resolves with its output when the file passes, throws with it when not. */
-export function qpdfCheck(pdf: Uint8Array): Promise<string> {
+export function qpdfCheck(pdf: Uint8Array, args: string[] = []): Promise<string> {
   return withTempDir(async (dir) => {
     await writeFile(join(dir, 'f.pdf'), pdf)
-    const { stdout, stderr } = await run('qpdf', ['--check', join(dir, 'f.pdf')])
+    const { stdout, stderr } = await run('qpdf', [...args, '--check', join(dir, 'f.pdf')])
     return stdout + stderr
+  })
+}
+
+/** The warnings `qpdf --check` prints for a file it reads anyway (a damaged table it reconstructs), file name aside. */
+export function qpdfWarnings(pdf: Uint8Array): Promise<string[]> {
+  return withTempDir(async (dir) => {
+    await writeFile(join(dir, 'f.pdf'), pdf)
+    const output = await run('qpdf', ['--check', join(dir, 'f.pdf')]).then(
+      ({ stdout, stderr }) => stdout + stderr,
+      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+    )
+    return output
+      .split('\n')
+      .filter((line) => line.startsWith('WARNING'))
+      .map((line) => line.replace(join(dir, 'f.pdf'), 'f.pdf'))
   })
 }
 

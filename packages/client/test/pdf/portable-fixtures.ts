@@ -1,10 +1,12 @@
-// Test PDFs made by pdf-lib and an in-memory anchor store that plays the chain for tests of the PDF layer alone:
+// Test PDFs made by pdf-lib and an in-memory anchor store that plays the chain (and the service's PDF signer) for
+// tests of the PDF layer alone:
 // Web APIs only, so the same fixtures serve the Node and the Chromium runs.
 
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 import { toHex } from '../../src/formats/hex.ts'
 import type { AnchorRecord } from '../../src/pdf/check-signed-pdf.ts'
-import type { AnchorRequest } from '../../src/pdf/sign-pdf.ts'
+import type { AnchorRequest, PdfSignatureRequest } from '../../src/pdf/sign-pdf.ts'
+import { testPdfSignature } from './test-pdf-signer.ts'
 
 export interface PdfLibOptions {
   pages?: number
@@ -42,4 +44,10 @@ export class MemoryAnchors {
   }
 
   verify = async (txHash: string): Promise<AnchorRecord | null> => this.records.get(txHash.toLowerCase()) ?? null
+
+  /** The service's PDF signature for one of these anchors. */
+  pdfSignature = async (request: PdfSignatureRequest): Promise<Uint8Array> => {
+    if (!this.records.has(request.txHash)) throw new Error(`no anchor ${request.txHash}`)
+    return testPdfSignature(request)
+  }
 }

@@ -1,0 +1,148 @@
+// Checks one PDF signature as readers do: its /ByteRange covers the whole file up to the end of the revision that
+// made it, but for its own /Contents; its CMS signs those bytes (cms/cms-signature.ts); its certificate chains to a
+// trusted root; its timestamp token, when it has one, verifies. The same code for the service's signatures and for
+// any other product's, so that none is silently ignored.
+import type { Certificate } from 'pkijs'
+import { chainTrust } from './cms/certificate-trust.ts'
+import { checkCmsSignature } from './cms/cms-signature.ts'
+import { bytesEqual, certificateOf } from './cms/der.ts'
+import { checkTimestampToken } from './cms/timestamp-token.ts'
+import { nameText } from './cms/x509-text.ts'
+import type { SignedPdf } from './read-signed-pdf.ts'
+import type { PdfSignatureField } from './signature-fields.ts'
+
+export interface PdfSignatureCheck {
+  /** The field's name; null when it has none or the file is encrypted. */
+  name: string | null
+  /** The revision that made the signature. */
+  revision: number
+  subFilter: string | null
+  /** valid: intact and verified; invalid: broken; not checked: a kind of signature this checker does not read. */
+  status: 'valid' | 'invalid' | 'not checked'
+  /** The signer's certificate chains to a trusted root. */
+  trusted: boolean
+  /**
+   * The service made this signature: its certificate is one the service publishes (its /api/info), or a renewal of
+   * it (the same subject, issued by the same CA, valid when it signed).
+   */
+  madeByService: boolean
+  /** Why it is not trusted, in a reader's words; null when it is (or nothing could be checked). */
+  trustProblem: string | null
+  signer: { subject: string; commonName: string } | null
+  /** The signature's timestamp (or, for a document timestamp, the timestamp itself). */
+  timestamp: { time: string; authority: string | null; valid: boolean; trusted: boolean } | null
+  problems: string[]
+}
+
+const CMS_KINDS = new Set(['ETSI.CAdES.detached', 'adbe.pkcs7.detached'])
+const DOCUMENT_TIMESTAMP = 'ETSI.RFC3161'
+
+export interface PdfSignatureTrust {
+  /** Roots a signer's or a TSA's certificate may chain to. */
+  roots: Certificate[]
+  /** The service's certificates (DER): a signature made with one of them is the service's. */
+  service: readonly Uint8Array[]
+}
+
+export async function checkPdfSignature(
+  pdf: SignedPdf,
+  field: PdfSignatureField,
+  trust: PdfSignatureTrust,
+): Promise<PdfSignatureCheck> {
+  const { roots } = trust
+  const base = { name: field.name, revision: field.revision, subFilter: field.subFilter, madeByService: false }
+  const failed = (problem: string): PdfSignatureCheck => ({
+    ...base,
+    status: 'invalid',
+    trusted: false,
+    trustProblem: null,
+    signer: null,
+    timestamp: null,
+    problems: [problem],
+  })
+  const kind = field.subFilter ?? ''
+  if (!CMS_KINDS.has(kind) && kind !== DOCUMENT_TIMESTAMP) {
+    return { ...failed(`a signature of kind ${kind || 'unknown'} is not checked here`), status: 'not checked' }
+  }
+  const range = signedRange(pdf, field)
+  if (typeof range === 'string') return failed(range)
+  if (!field.contents) return failed('it has no /Contents')
+  if (kind === DOCUMENT_TIMESTAMP) {
+    const token = await checkTimestampToken(field.contents, range, roots)
+    return {
+      ...base,
+      status: token.valid ? 'valid' : 'invalid',
+      trusted: token.trusted,
+      trustProblem: token.trusted ? null : 'the time-stamping authority is not trusted',
+      signer: token.authority ? { subject: token.authority, commonName: token.authority } : null,
+      timestamp: token.time
+        ? { time: token.time.toISOString(), authority: token.authority, valid: token.valid, trusted: token.trusted }
+        : null,
+      problems: token.problems,
+    }
+  }
+  const cms = await checkCmsSignature(field.contents, range, roots)
+  const { timestamp } = cms
+  const made = cms.signer?.certificate
+  return {
+    ...base,
+    madeByService: made !== undefined && (await madeByService(made, trust.service, timestamp?.time ?? new Date())),
+    status: cms.valid ? 'valid' : 'invalid',
+    trusted: cms.trusted,
+    trustProblem: cms.trustProblem,
+    signer: cms.signer && { subject: cms.signer.subject, commonName: cms.signer.commonName },
+    timestamp:
+      timestamp?.time !== null && timestamp !== null
+        ? {
+            time: timestamp.time.toISOString(),
+            authority: timestamp.authority,
+            valid: timestamp.valid,
+            trusted: timestamp.trusted,
+          }
+        : null,
+    problems: cms.problems,
+  }
+}
+
+/**
+ * The bytes the signature's /ByteRange names, concatenated; a problem when the range is not [0 a b c] around its
+ * own /Contents, or does not reach the end of the revision that made the signature (which would leave bytes of that
+ * revision unsigned).
+ */
+function signedRange(pdf: SignedPdf, field: PdfSignatureField): Uint8Array | string {
+  const { bytes } = pdf
+  const range = field.byteRange
+  if (!range) return 'its /ByteRange is not four numbers'
+  const [start, firstLength, second, secondLength] = range as [number, number, number, number]
+  const end = second + secondLength
+  if (start !== 0 || firstLength <= 0 || second <= firstLength || secondLength < 0 || end > bytes.length) {
+    return 'its /ByteRange does not describe this file'
+  }
+  if (bytes[firstLength] !== 0x3c || bytes[second - 1] !== 0x3e) {
+    return 'its /ByteRange leaves out more than its own /Contents'
+  }
+  const revisionEnd = pdf.revisions[field.revision]?.end ?? bytes.length
+  // The revision's end includes the end-of-line after %%EOF, which some signers leave outside the range.
+  if (end > revisionEnd || revisionEnd - end > 2) {
+    return `it covers the file up to byte ${end}, not up to the end of its revision (byte ${revisionEnd})`
+  }
+  const signed = new Uint8Array(firstLength + secondLength)
+  signed.set(bytes.subarray(0, firstLength))
+  signed.set(bytes.subarray(second, end), firstLength)
+  return signed
+}
+
+/**
+ * Whether `signer` is the service's certificate: one it publishes, or one with the same subject from the same issuer
+ * (a renewal: the issuing CA vouches for the subject, so nobody else holds such a certificate), chaining to the
+ * published issuers at `at`.
+ */
+async function madeByService(signer: Uint8Array, service: readonly Uint8Array[], at: Date): Promise<boolean> {
+  if (service.some((certificate) => bytesEqual(certificate, signer))) return true
+  const [leaf, ...issuers] = service.map(certificateOf)
+  if (!leaf || issuers.length === 0) return false
+  const candidate = certificateOf(signer)
+  const sameName = nameText(candidate.subject) === nameText(leaf.subject)
+  const sameIssuer = nameText(candidate.issuer) === nameText(leaf.issuer)
+  return sameName && sameIssuer && (await chainTrust(candidate, issuers, issuers, at)).trusted
+}

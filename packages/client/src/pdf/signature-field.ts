@@ -1,0 +1,129 @@
+// What a signature revision adds to the document besides its metadata: a signature field whose widget shows the QR
+// code (its normal appearance, a form XObject) on the chosen page, and the signature dictionary the field's value
+// points to, with placeholders for /ByteRange and /Contents (signature-placeholder.ts). Page content is never
+// touched: readers allow an approval signature to add a field, a widget in the page's /Annots and the form entries,
+// so every earlier signature keeps "the document has not been modified".
+import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString } from '@libpdf/core'
+import type { PlacedStamp } from './page-geometry.ts'
+import { byteRangePlaceholder, contentsPlaceholder } from './signature-placeholder.ts'
+
+export interface SignatureFieldInput {
+  /** 0-based page index. */
+  pageIndex: number
+  placed: PlacedStamp
+  /** The QR code as a 1-bit image, one pixel per module. */
+  qr: { width: number; data: Uint8Array }
+  /** /Name: the signer's stated name. */
+  signerName: string
+  /** /Reason: what was anchored where. */
+  reason: string
+  /** /M: the signing time the payload states. */
+  time: Date
+}
+
+/** Print (4) and Locked (128): shown on paper, and not to be moved or deleted by a reader's user. */
+const WIDGET_FLAGS = 132
+/** Signatures exist (1) and the file is to be appended to, never rewritten (2). */
+const SIG_FLAGS = 3
+
+export function addSignatureField(pdf: PDF, input: SignatureFieldInput): void {
+  const page = pdf.getPage(input.pageIndex)!
+  const { rect, matrix } = input.placed
+  const [x1, y1, x2, y2] = rect
+  const image = pdf.createStream(
+    {
+      Type: PdfName.of('XObject'),
+      Subtype: PdfName.of('Image'),
+      Width: PdfNumber.of(input.qr.width),
+      Height: PdfNumber.of(input.qr.width),
+      ColorSpace: PdfName.of('DeviceGray'),
+      BitsPerComponent: PdfNumber.of(1),
+    },
+    input.qr.data,
+  )
+  // The appearance is mapped onto /Rect without turning; the image's matrix, relative to the rectangle, turns it
+  // against the page's /Rotate so that it shows upright, as readers turn annotations with the page.
+  const [a, b, c, d, e, f] = matrix
+  const draw = `q ${[a, b, c, d, e - x1, f - y1].map(number).join(' ')} cm /QR Do Q`
+  const appearance = pdf.createStream(
+    {
+      Type: PdfName.of('XObject'),
+      Subtype: PdfName.of('Form'),
+      BBox: numbers([0, 0, x2 - x1, y2 - y1]),
+      Resources: PdfDict.of({ XObject: PdfDict.of({ QR: image }) }),
+    },
+    new TextEncoder().encode(draw),
+  )
+  const signature = pdf.createDict({
+    Type: PdfName.of('Sig'),
+    Filter: PdfName.of('Adobe.PPKLite'),
+    SubFilter: PdfName.of('ETSI.CAdES.detached'),
+    ByteRange: byteRangePlaceholder(),
+    Contents: contentsPlaceholder(),
+    M: PdfString.fromString(pdfDate(input.time)),
+    Name: PdfString.fromString(input.signerName),
+    Reason: PdfString.fromString(input.reason),
+  })
+  const fields = formFields(pdf)
+  const widget = pdf.createDict({
+    Type: PdfName.of('Annot'),
+    Subtype: PdfName.of('Widget'),
+    FT: PdfName.of('Sig'),
+    T: PdfString.fromString(uniqueName(pdf, fields)),
+    V: signature,
+    F: PdfNumber.of(WIDGET_FLAGS),
+    P: page.ref,
+    Rect: numbers(rect),
+    AP: PdfDict.of({ N: appearance }),
+  })
+  fields.push(widget)
+  const annots = resolved(pdf, page.dict.get('Annots'))
+  if (annots instanceof PdfArray) annots.push(widget)
+  else page.dict.set('Annots', new PdfArray([widget]))
+}
+
+/** The catalog's /AcroForm /Fields array, made when the document has no form; /SigFlags set. */
+function formFields(pdf: PDF): PdfArray {
+  const catalog = pdf.getCatalog()
+  const existing = resolved(pdf, catalog.get('AcroForm'))
+  const acroForm = existing instanceof PdfDict ? existing : PdfDict.of({})
+  if (acroForm !== existing) catalog.set('AcroForm', pdf.register(acroForm))
+  acroForm.set('SigFlags', PdfNumber.of(SIG_FLAGS))
+  const fields = resolved(pdf, acroForm.get('Fields'))
+  if (fields instanceof PdfArray) return fields
+  const made = new PdfArray([])
+  acroForm.set('Fields', made)
+  return made
+}
+
+/** `Anchor signature N`, N the first number no top-level field of the form has. */
+function uniqueName(pdf: PDF, fields: PdfArray): string {
+  const taken = new Set<string>()
+  for (const field of fields) {
+    const dict = resolved(pdf, field)
+    const name = dict instanceof PdfDict ? dict.get('T') : undefined
+    if (name instanceof PdfString) taken.add(name.asString())
+  }
+  let n = 1
+  while (taken.has(`Anchor signature ${n}`)) n++
+  return `Anchor signature ${n}`
+}
+
+function resolved(pdf: PDF, value: unknown): unknown {
+  return value instanceof PdfRef ? pdf.getObject(value) : value
+}
+
+function numbers(values: readonly number[]): PdfArray {
+  return new PdfArray(values.map((value) => PdfNumber.of(value)))
+}
+
+/** Up to four decimals, no exponent: what a content stream accepts. */
+function number(value: number): string {
+  return String(Math.round(value * 10_000) / 10_000)
+}
+
+/** `D:YYYYMMDDHHmmSSZ`, in UTC. */
+function pdfDate(time: Date): string {
+  const iso = time.toISOString()
+  return `D:${iso.slice(0, 19).replace(/[-:T]/g, '')}Z`
+}

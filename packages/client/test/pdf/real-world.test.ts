@@ -1,0 +1,280 @@
+// PDFs as they arrive from elsewhere: encrypted with an owner password (or a user password), signed before by other
+// tools, with cross-reference pointers a few bytes off or a damaged table, with pages whose boxes do not start at 0 0
+// or that are turned. Each is signed (twice), verified, still opened by qpdf and poppler, its QR codes decoded from
+// the visible page, and any earlier signature of another tool still valid in pdfsig.
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { degrees, PDFDocument, StandardFonts } from 'pdf-lib'
+import { describe, expect, it } from 'vitest'
+import { checkSignedPdf } from '../../src/pdf/check-signed-pdf.ts'
+import { PdfError } from '../../src/pdf/pdf-errors.ts'
+import { readSignedPdf } from '../../src/pdf/read-signed-pdf.ts'
+import { signPdf } from '../../src/pdf/sign-pdf.ts'
+import { qpdfCheck, qpdfTransform, qpdfWarnings } from './fixtures.ts'
+import { pdfsigReport, signedByPoppler, signedBySignpdf } from './other-signers.ts'
+import { MemoryAnchors, pdfLibDocument } from './portable-fixtures.ts'
+
+const run = promisify(execFile)
+const BASE = 'https://verify.example.com'
+const ADA = { type: 'individual', name: 'Ada Lovelace', email: 'ada@example.com' } as const
+const GRACE = { type: 'individual', name: 'Grace Hopper', email: 'grace@navy.example' } as const
+
+/** Signs `pdf` twice (Ada, then Grace) and checks both signatures. */
+async function signTwice(pdf: Uint8Array, options: { password?: string; page?: number; damaged?: boolean } = {}) {
+  const anchors = new MemoryAnchors()
+  const placement = options.page === undefined ? undefined : { page: options.page }
+  const { password } = options
+  const first = await signPdf(pdf, {
+    signer: ADA,
+    verifyBaseUrl: BASE,
+    anchor: anchors.anchor,
+    pdfSignature: anchors.pdfSignature,
+    placement,
+    password,
+  })
+  const second = await signPdf(first.bytes, {
+    signer: GRACE,
+    verifyBaseUrl: BASE,
+    anchor: anchors.anchor,
+    pdfSignature: anchors.pdfSignature,
+    placement,
+    password,
+  })
+  const result = await checkSignedPdf(second.bytes, { verify: anchors.verify, password: options.password })
+  expect(result.signatures.map((check) => [check.signature.signer_name, check.valid])).toEqual([
+    ['Ada Lovelace', true],
+    ['Grace Hopper', true],
+  ])
+  expect(result.valid).toBe(true)
+  // Every earlier byte kept.
+  expect(Buffer.from(second.bytes.subarray(0, pdf.length)).equals(Buffer.from(pdf))).toBe(true)
+  if (options.damaged) {
+    // qpdf repairs what was damaged before, and finds nothing new to repair in what was appended.
+    expect(await qpdfWarnings(second.bytes)).toEqual(await qpdfWarnings(pdf))
+  } else {
+    const open = password === undefined ? [] : [`--password=${password}`]
+    expect(await qpdfCheck(second.bytes, open)).toMatch(/No syntax or stream encoding errors/)
+  }
+  return { bytes: second.bytes, qrUrls: [first.qrUrl, second.qrUrl] }
+}
+
+/** Renders the page's visible (crop) box and decodes its QR codes with their orientation. */
+async function visibleCodes(pdf: Uint8Array, page = 1): Promise<{ data: string; orientation: string }[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'anchor-visible-'))
+  try {
+    await writeFile(join(dir, 'f.pdf'), pdf)
+    const p = String(page)
+    await run('pdftoppm', [
+      '-r',
+      '150',
+      '-gray',
+      '-png',
+      '-cropbox',
+      '-f',
+      p,
+      '-l',
+      p,
+      '-singlefile',
+      join(dir, 'f.pdf'),
+      join(dir, 'page'),
+    ])
+    const { stdout } = await run('zbarimg', [
+      '--quiet',
+      '--xml',
+      '-Sdisable',
+      '-Sqrcode.enable',
+      join(dir, 'page.png'),
+    ]).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }))
+    return [...stdout.matchAll(/orientation='(\w+)'[\s\S]*?<data><!\[CDATA\[(.*?)\]\]><\/data>/g)].map((m) => ({
+      orientation: m[1]!,
+      data: m[2]!,
+    }))
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+describe('encrypted PDFs', () => {
+  for (const [name, args] of [
+    ['AES-256', ['--encrypt', '', 'owner-secret', '256', '--']],
+    ['AES-128', ['--encrypt', '', 'owner-secret', '128', '--use-aes=y', '--']],
+    ['RC4-128', ['--allow-weak-crypto', '--encrypt', '', 'owner-secret', '128', '--use-aes=n', '--']],
+  ] as const) {
+    it(`signs and verifies one with an owner password only (${name}), which every reader still opens`, async () => {
+      const encrypted = await qpdfTransform(await pdfLibDocument(), [...args])
+      const { bytes, qrUrls } = await signTwice(encrypted)
+      const pdf = await readSignedPdf(bytes)
+      expect(pdf.encrypted).toBe(true)
+      expect(pdf.revisions.at(-1)!.metadata!.signatures).toHaveLength(2)
+      // The metadata stream in the file is encrypted like every other: its JSON is not there in clear.
+      expect(Buffer.from(bytes).includes('"signer_name"')).toBe(false)
+      expect((await visibleCodes(bytes)).map((code) => code.data).sort()).toEqual([...qrUrls].sort())
+    })
+  }
+
+  it('needs the user password of a file that has one, and says so when it is missing or wrong', async () => {
+    const locked = await qpdfTransform(await pdfLibDocument(), [
+      '--encrypt',
+      'user-secret',
+      'owner-secret',
+      '256',
+      '--',
+    ])
+    for (const password of [undefined, 'wrong']) {
+      const error = await readSignedPdf(locked, { password }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(PdfError)
+      expect((error as PdfError).code).toBe('ERR_PDF_PASSWORD')
+    }
+    await signTwice(locked, { password: 'user-secret' })
+  })
+})
+
+describe('PDFs signed by other tools', () => {
+  it('signs a PDF @signpdf signed (startxref one byte early), and its signature stays valid in pdfsig', async () => {
+    const other = await signedBySignpdf(await pdfLibDocument())
+    expect((await pdfsigReport(other)).signatures.map((s) => s.validation)).toEqual(['Signature is Valid.'])
+    const { bytes } = await signTwice(other)
+    // Its signature first, then ours: all three intact.
+    expect((await pdfsigReport(bytes)).signatures.map((s) => s.validation)).toEqual(
+      Array(3).fill('Signature is Valid.'),
+    )
+  })
+
+  it('signs a PDF poppler signed, and its signature stays valid in pdfsig', async () => {
+    const other = await signedByPoppler(await pdfLibDocument())
+    const { bytes } = await signTwice(other)
+    expect((await pdfsigReport(bytes)).signatures.map((s) => s.validation)).toEqual(
+      Array(3).fill('Signature is Valid.'),
+    )
+  })
+})
+
+describe('damaged cross-reference data other readers accept', () => {
+  const startxrefOf = (bytes: Uint8Array) => {
+    const text = Buffer.from(bytes).toString('latin1')
+    const at = text.lastIndexOf('startxref') + 'startxref'.length
+    const match = /\s+(\d+)/.exec(text.slice(at))!
+    return {
+      at: at + match.index + match[0].length - match[1]!.length,
+      value: Number(match[1]),
+      width: match[1]!.length,
+    }
+  }
+  const withStartxref = (bytes: Uint8Array, value: number) => {
+    const pointer = startxrefOf(bytes)
+    const digits = String(value).padStart(pointer.width, '0')
+    expect(digits).toHaveLength(pointer.width)
+    const out = bytes.slice()
+    for (let i = 0; i < digits.length; i++) out[pointer.at + i] = digits.charCodeAt(i)
+    return out
+  }
+
+  for (const shift of [-3, -1, 2, 5]) {
+    it(`reads and signs a file whose startxref is ${shift} bytes off, leaving its bytes untouched`, async () => {
+      const bytes = await pdfLibDocument()
+      const off = withStartxref(bytes, startxrefOf(bytes).value + shift)
+      expect((await readSignedPdf(off)).revisions).toHaveLength(1)
+      await signTwice(off)
+    })
+  }
+
+  it('reconstructs a cross-reference entry that misses its object by scanning for it', async () => {
+    const bytes = await pdfLibDocument()
+    const text = Buffer.from(bytes).toString('latin1')
+    const entry = text.indexOf(' 00000 n')
+    const shifted = bytes.slice()
+    shifted[entry - 1] = shifted[entry - 1] === 0x31 ? 0x32 : 0x31
+    expect((await qpdfWarnings(shifted)).length).toBeGreaterThan(0)
+    await signTwice(shifted, { damaged: true })
+  })
+
+  it('explains a pointer nothing is near in a user’s words', async () => {
+    const bytes = await pdfLibDocument()
+    const error = (await readSignedPdf(withStartxref(bytes, 12)).catch((e: unknown) => e)) as PdfError
+    expect(error.code).toBe('ERR_PDF_DAMAGED')
+    expect(error.message).toBe(
+      'the PDF is damaged: its cross-reference table is missing: nothing near byte 12, where it should be, can be read',
+    )
+  })
+})
+
+describe('page geometry', () => {
+  /** Page 1: MediaBox [100 200 695 1042] and CropBox [60 342 400 782] as the issue found them; page 2: /Rotate 90. */
+  async function awkwardPages(): Promise<Uint8Array> {
+    const doc = await PDFDocument.create()
+    const font = await doc.embedFont(StandardFonts.Helvetica)
+    const first = doc.addPage([595, 842])
+    first.setMediaBox(100, 200, 595, 842)
+    first.setCropBox(60, 342, 340, 440)
+    first.drawText('Offset boxes', { x: 200, y: 600, font, size: 20 })
+    for (const rotation of [90, 180, 270]) {
+      const page = doc.addPage([595, 842])
+      page.setRotation(degrees(rotation))
+      page.drawText(`Turned ${rotation}`, { x: 60, y: 760, font, size: 20 })
+    }
+    return doc.save({ useObjectStreams: false })
+  }
+
+  it('puts both default codes inside the visible box of a page whose boxes do not start at 0 0', async () => {
+    const { bytes, qrUrls } = await signTwice(await awkwardPages())
+    const codes = await visibleCodes(bytes, 1)
+    expect(codes.map((code) => code.data).sort()).toEqual([...qrUrls].sort())
+  })
+
+  for (const page of [2, 3, 4]) {
+    it(`draws both codes upright in the corner of a turned page (page ${page})`, async () => {
+      const { bytes, qrUrls } = await signTwice(await awkwardPages(), { page })
+      const codes = await visibleCodes(bytes, page)
+      expect(codes.map((code) => code.data).sort()).toEqual([...qrUrls].sort())
+      expect(codes.map((code) => code.orientation)).toEqual(['UP', 'UP'])
+    })
+  }
+
+  it('places a default code inside the visible box after one placed by hand, on an offset and on a turned page', async () => {
+    for (const page of [1, 2]) {
+      const anchors = new MemoryAnchors()
+      const byHand = await signPdf(await awkwardPages(), {
+        signer: ADA,
+        verifyBaseUrl: BASE,
+        anchor: anchors.anchor,
+        pdfSignature: anchors.pdfSignature,
+        placement: { page, x: 10, y: 120, size: 100 },
+      })
+      const byDefault = await signPdf(byHand.bytes, {
+        signer: GRACE,
+        verifyBaseUrl: BASE,
+        anchor: anchors.anchor,
+        pdfSignature: anchors.pdfSignature,
+        placement: { page },
+      })
+      const codes = await visibleCodes(byDefault.bytes, page)
+      expect(codes.map((code) => code.data).sort(), `page ${page}`).toEqual([byHand.qrUrl, byDefault.qrUrl].sort())
+    }
+  })
+
+  it('refuses a code off the page or of an unreadable size before anything is anchored, naming the ranges', async () => {
+    const anchors = new MemoryAnchors()
+    const pdf = await awkwardPages()
+    for (const [placement, words] of [
+      // The visible box is the CropBox clipped to the MediaBox: 300 × 440 pt.
+      [{ x: 5000, y: 5000 }, /x must be between 0 and 204 and y between 0 and 344 for a code of 96 pt/],
+      [{ x: -50, y: 10 }, /x must be between 0 and/],
+      [{ size: 20 }, /between 36 and 1000 pt/],
+      [{ page: 9 }, /page 9 does not exist \(the PDF has 4\)/],
+    ] as const) {
+      await expect(
+        signPdf(pdf, {
+          signer: ADA,
+          verifyBaseUrl: BASE,
+          anchor: anchors.anchor,
+          pdfSignature: anchors.pdfSignature,
+          placement,
+        }),
+      ).rejects.toThrow(words)
+    }
+    expect(anchors.records.size).toBe(0)
+  })
+})

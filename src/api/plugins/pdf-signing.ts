@@ -1,0 +1,39 @@
+// The service's PDF signer for the app's lifetime (src/pdf-signing/): opened from the configuration when the app is
+// built, so a key or certificate that cannot sign stops the start; its token process closed with the app.
+import fp from 'fastify-plugin'
+import { openPdfSigner } from '../../pdf-signing/open-pdf-signer.ts'
+import type { PdfSigner } from '../../pdf-signing/pdf-signer.ts'
+import { createPdfSigningMetrics, type PdfSigningMetrics } from '../../pdf-signing/pdf-signing-metrics.ts'
+import type { AppInstance } from '../app-types.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    pdfSigner: PdfSigner
+    pdfSigningMetrics: PdfSigningMetrics
+  }
+}
+
+export const pdfSigningPlugin = fp(
+  async (app: AppInstance) => {
+    const { config, metrics } = app.deps
+    const pdfMetrics = createPdfSigningMetrics(metrics.registry)
+    const log = app.log.child({ component: 'pdf-signing' })
+    const opened = await openPdfSigner(config, {
+      onAttempt: (url, outcome, reason) => {
+        const authority = new URL(url).host
+        pdfMetrics.timestampRequests.inc({ authority, outcome })
+        if (outcome === 'failed') log.warn({ authority, reason }, 'a time-stamping authority failed')
+      },
+      onKeyHealth: (up, reason) => {
+        pdfMetrics.keyUp.set(up ? 1 : 0)
+        log[up ? 'info' : 'error']({ reason }, up ? 'the PDF signing key signs again' : 'the PDF signing key is down')
+      },
+    })
+    pdfMetrics.keyUp.set(1)
+    pdfMetrics.certificateExpiry.set(Math.floor(opened.notAfter.getTime() / 1000))
+    app.decorate('pdfSigner', opened.signer)
+    app.decorate('pdfSigningMetrics', pdfMetrics)
+    app.addHook('onClose', async () => opened.close())
+  },
+  { name: 'pdf-signing' },
+)

@@ -1,0 +1,41 @@
+// The embedded default's time-stamping authority, in-process: RFC 3161 tokens signed with the development TSA
+// certificate (development-certificates.ts). Production configures real authorities (TSA_URL); this one exists so
+// that `npm start` makes B-T signatures without any network.
+
+import { buildSignedData, CMS_OID, type CmsSigner, commonName, contentInfoDer } from '@docanchor/client'
+import { Integer, OctetString } from 'asn1js'
+import { AlgorithmIdentifier, MessageImprint, TSTInfo } from 'pkijs'
+import type { TimestampAuthority } from './timestamp-authority.ts'
+
+/** The policy the development TSA states: an arc of 2.999, which ITU-T reserves for examples. */
+const DEVELOPMENT_POLICY = '2.999.3161.1'
+
+export function developmentTimestampAuthority(signer: CmsSigner): TimestampAuthority {
+  const authority = commonName(signer.certificates[0]!)
+  return {
+    async timestamp(timestamped) {
+      const imprint = new Uint8Array(await crypto.subtle.digest('SHA-256', timestamped as Uint8Array<ArrayBuffer>))
+      const time = new Date()
+      const info = new TSTInfo({
+        version: 1,
+        policy: DEVELOPMENT_POLICY,
+        messageImprint: new MessageImprint({
+          hashAlgorithm: new AlgorithmIdentifier({ algorithmId: CMS_OID.sha256 }),
+          hashedMessage: new OctetString({ valueHex: new Uint8Array(imprint).buffer }),
+        }),
+        serialNumber: new Integer({
+          valueHex: crypto.getRandomValues(new Uint8Array(8)).map((b, i) => (i === 0 ? b & 0x7f : b)).buffer,
+        }),
+        genTime: time,
+      })
+      const content = new Uint8Array(info.toSchema().toBER(false))
+      const signedData = await buildSignedData({
+        signer,
+        contentType: CMS_OID.tstInfo,
+        messageDigest: new Uint8Array(await crypto.subtle.digest('SHA-256', content)),
+        content,
+      })
+      return { der: contentInfoDer(signedData), time, authority }
+    },
+  }
+}

@@ -1,0 +1,169 @@
+// Certificates for the service's signing identities, made with pkijs on WebCrypto keys (Web APIs only, so the client
+// package's tests sign with them in Chromium too): a CA, a PDF-signing certificate and a timestamping certificate,
+// each with the extensions readers and RFC 3161 expect. The embedded default stores one such identity under DATA_DIR
+// (development-certificates.ts); tests make fresh ones, and certify a PKCS#11 token's key with a CA of their own.
+
+import { type CmsSigner, webCryptoSigningKey } from '@docanchor/client'
+import { Set as Asn1Set, BitString, Integer, OctetString, PrintableString, Sequence, Utf8String } from 'asn1js'
+import {
+  AttributeTypeAndValue,
+  AuthorityKeyIdentifier,
+  BasicConstraints,
+  Certificate,
+  Extension,
+  ExtKeyUsage,
+  id_AuthorityKeyIdentifier,
+  id_BasicConstraints,
+  id_ExtKeyUsage,
+  id_KeyUsage,
+  id_SubjectKeyIdentifier,
+  RelativeDistinguishedNames,
+} from 'pkijs'
+
+export interface SigningIdentity {
+  /** Signs the PDF signatures' CMS; its certificates are [signing, CA]. */
+  signing: CmsSigner
+  /** Signs the development TSA's tokens; its certificates are [TSA, CA]. */
+  timestamping: CmsSigner
+}
+
+export const DEVELOPMENT_NAMES = {
+  ca: 'Document Anchoring Service development CA (untrusted)',
+  signing: 'Document Anchoring Service (development certificate, untrusted)',
+  timestamping: 'Document Anchoring Service development TSA (untrusted)',
+  organization: 'Development only: not a trusted identity',
+} as const
+
+export const EC_KEY = { name: 'ECDSA', namedCurve: 'P-256' } as const
+const TEN_YEARS_MS = 10 * 365 * 24 * 3600 * 1000
+const OID_TIME_STAMPING = '1.3.6.1.5.5.7.3.8'
+
+export type CertificateRole = 'ca' | 'signing' | 'timestamping'
+
+export interface Issued {
+  certificate: Certificate
+  privateKey: CryptoKey
+}
+
+/** A CA and, issued by it, a signing and a timestamping certificate, each with a fresh P-256 key. */
+export async function makeIdentity(): Promise<{ ca: Issued; signing: Issued; timestamping: Issued }> {
+  const ca = await issueCertificate({ name: DEVELOPMENT_NAMES.ca, role: 'ca' })
+  const signing = await issueCertificate({ name: DEVELOPMENT_NAMES.signing, role: 'signing', issuer: ca })
+  const timestamping = await issueCertificate({
+    name: DEVELOPMENT_NAMES.timestamping,
+    role: 'timestamping',
+    issuer: ca,
+  })
+  return { ca, signing, timestamping }
+}
+
+export function identityOf(ca: Issued, signing: Issued, timestamping: Issued): SigningIdentity {
+  return {
+    signing: { key: webCryptoSigningKey(signing.privateKey), certificates: [signing.certificate, ca.certificate] },
+    timestamping: {
+      key: webCryptoSigningKey(timestamping.privateKey),
+      certificates: [timestamping.certificate, ca.certificate],
+    },
+  }
+}
+
+/** A certificate for a fresh P-256 key, self-signed when no issuer is given (a CA). */
+export async function issueCertificate(options: {
+  name: string
+  /** O=; default: the development identity's, which says it is not to be trusted. */
+  organization?: string
+  role: CertificateRole
+  issuer?: Issued
+  validFrom?: Date
+  validForMs?: number
+}): Promise<Issued> {
+  const pair = (await crypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify'])) as CryptoKeyPair
+  const certificate = await certify(pair.publicKey, {
+    ...options,
+    issuer: options.issuer ?? { certificate: undefined, privateKey: pair.privateKey },
+  })
+  return { certificate, privateKey: pair.privateKey }
+}
+
+/** A certificate for `publicKey` (a token's, say), signed by `issuer`; self-signed when the issuer has no certificate. */
+export async function certify(
+  publicKey: CryptoKey,
+  options: {
+    name: string
+    organization?: string
+    role: CertificateRole
+    issuer: { certificate: Certificate | undefined; privateKey: CryptoKey }
+    validFrom?: Date
+    validForMs?: number
+  },
+): Promise<Certificate> {
+  const certificate = new Certificate()
+  certificate.version = 2
+  certificate.serialNumber = new Integer({ valueHex: serialNumber() })
+  const organization = options.organization ?? DEVELOPMENT_NAMES.organization
+  certificate.subject = distinguishedName(options.name, organization)
+  certificate.issuer = options.issuer.certificate?.subject ?? certificate.subject
+  const from = options.validFrom ?? new Date(Date.now() - 60_000)
+  certificate.notBefore.value = from
+  certificate.notAfter.value = new Date(from.getTime() + (options.validForMs ?? TEN_YEARS_MS))
+  await certificate.subjectPublicKeyInfo.importKey(publicKey)
+  const keyId = new Uint8Array(await certificate.getKeyHash('SHA-1'))
+  certificate.extensions = extensions(options.role, keyId, options.issuer.certificate)
+  await certificate.sign(options.issuer.privateKey, 'SHA-256')
+  return certificate
+}
+
+function extensions(role: CertificateRole, keyId: Uint8Array, issuer: Certificate | undefined): Extension[] {
+  const list: Extension[] = []
+  const basic = new BasicConstraints({ cA: role === 'ca' })
+  list.push(new Extension({ extnID: id_BasicConstraints, critical: true, extnValue: basic.toSchema().toBER(false) }))
+  // keyCertSign | cRLSign for the CA; digitalSignature | nonRepudiation for a PDF signer; digitalSignature for a TSA.
+  const usage = { ca: [0x06, 1], signing: [0xc0, 6], timestamping: [0x80, 7] }[role]
+  const keyUsage = new BitString({ valueHex: new Uint8Array([usage[0]!]).buffer, unusedBits: usage[1]! })
+  list.push(new Extension({ extnID: id_KeyUsage, critical: true, extnValue: keyUsage.toBER(false) }))
+  if (role === 'timestamping') {
+    // RFC 3161 2.3: a TSA's certificate has exactly id-kp-timeStamping, marked critical.
+    const eku = new ExtKeyUsage({ keyPurposes: [OID_TIME_STAMPING] })
+    list.push(new Extension({ extnID: id_ExtKeyUsage, critical: true, extnValue: eku.toSchema().toBER(false) }))
+  }
+  list.push(
+    new Extension({
+      extnID: id_SubjectKeyIdentifier,
+      extnValue: new OctetString({ valueHex: new Uint8Array(keyId).buffer }).toBER(false),
+    }),
+  )
+  const issuerKeyId = issuer?.extensions?.find((e) => e.extnID === id_SubjectKeyIdentifier)?.parsedValue as
+    | OctetString
+    | undefined
+  if (issuerKeyId) {
+    const authority = new AuthorityKeyIdentifier({
+      keyIdentifier: new OctetString({ valueHex: new Uint8Array(issuerKeyId.valueBlock.valueHexView).buffer }),
+    })
+    list.push(new Extension({ extnID: id_AuthorityKeyIdentifier, extnValue: authority.toSchema().toBER(false) }))
+  }
+  return list
+}
+
+/**
+ * C, O and CN, each its own RDN. Built as DER and parsed: pkijs would put attributes it is given one by one into a
+ * single multi-valued RDN (`C=ZZ + O=… + CN=…`).
+ */
+function distinguishedName(common: string, organization: string): RelativeDistinguishedNames {
+  const rdn = (type: string, value: PrintableString | Utf8String) =>
+    new Asn1Set({ value: [new AttributeTypeAndValue({ type, value }).toSchema()] })
+  const name = new Sequence({
+    value: [
+      rdn('2.5.4.6', new PrintableString({ value: 'ZZ' })),
+      rdn('2.5.4.10', new Utf8String({ value: organization })),
+      rdn('2.5.4.3', new Utf8String({ value: common })),
+    ],
+  })
+  return RelativeDistinguishedNames.fromBER(name.toBER(false))
+}
+
+/** 16 random bytes with the high bit clear: a positive INTEGER without padding. */
+function serialNumber(): ArrayBuffer {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  bytes[0] = (bytes[0]! & 0x7f) | 0x01
+  return bytes.buffer
+}

@@ -1,0 +1,111 @@
+// A real RFC 3161 time-stamping authority for tests: `openssl ts -reply` behind a small HTTP server, with its own CA
+// (made with openssl too), so that the service's timestamps come from an implementation that is not ours. Faults
+// for failover tests: `refuse` answers 500, `silent` never answers.
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+
+export interface OpensslTsa {
+  url: string
+  /** The TSA's CA certificate (PEM), for verifiers that trust it. */
+  caPem: string
+  /** Requests answered with a token so far. */
+  granted: number
+  /** 'ok' answers; 'refuse' answers HTTP 500; 'silent' holds the request open without answering. */
+  mode: 'ok' | 'refuse' | 'silent'
+  close(): Promise<void>
+}
+
+const CONFIG = `
+[ tsa ]
+default_tsa = tsa_config
+[ tsa_config ]
+serial = serial
+signer_cert = tsa.pem
+certs = ca.pem
+signer_key = tsa.key
+signer_digest = sha256
+default_policy = 1.2.3.4.1
+digests = sha256
+accuracy = secs:1
+ordering = no
+tsa_name = yes
+ess_cert_id_chain = no
+ess_cert_id_alg = sha256
+[ tsa_ext ]
+basicConstraints = critical, CA:false
+keyUsage = critical, digitalSignature
+extendedKeyUsage = critical, timeStamping
+`
+
+export async function startOpensslTsa(name = 'Test TSA'): Promise<OpensslTsa> {
+  const dir = await mkdtemp(join(tmpdir(), 'openssl-tsa-'))
+  const openssl = (args: string[]) => run('openssl', args, { cwd: dir })
+  await writeFile(join(dir, 'tsa.cnf'), CONFIG)
+  await writeFile(join(dir, 'serial'), '01\n')
+  await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'])
+  await openssl(['req', '-x509', '-new', '-key', 'ca.key', '-subj', `/CN=${name} CA`, '-days', '30', '-out', 'ca.pem'])
+  await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'tsa.key'])
+  await openssl(['req', '-new', '-key', 'tsa.key', '-subj', `/CN=${name}`, '-out', 'tsa.csr'])
+  await openssl([
+    'x509',
+    '-req',
+    '-in',
+    'tsa.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '30',
+    '-extfile',
+    'tsa.cnf',
+    '-extensions',
+    'tsa_ext',
+    '-out',
+    'tsa.pem',
+  ])
+  let sequence = 0
+  const tsa: OpensslTsa = {
+    url: '',
+    caPem: await readFile(join(dir, 'ca.pem'), 'utf8'),
+    granted: 0,
+    mode: 'ok',
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', async () => {
+      if (tsa.mode === 'silent') return
+      if (tsa.mode === 'refuse' || request.method !== 'POST') {
+        response.writeHead(500).end()
+        return
+      }
+      const id = ++sequence
+      try {
+        await writeFile(join(dir, `q${id}.tsq`), Buffer.concat(chunks))
+        await openssl(['ts', '-reply', '-config', 'tsa.cnf', '-queryfile', `q${id}.tsq`, '-out', `r${id}.tsr`])
+        const reply = await readFile(join(dir, `r${id}.tsr`))
+        tsa.granted++
+        response.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(reply)
+      } catch {
+        response.writeHead(400).end()
+      }
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  tsa.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tsa`
+  return tsa
+}

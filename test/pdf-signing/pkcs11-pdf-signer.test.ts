@@ -1,0 +1,99 @@
+// The PDF signer with its key on a SoftHSM2 token (PDF_SIGNER=pkcs11): it signs with the token's P-256 key and the
+// operator's certificate chain, and a configuration that could not sign stops the start, naming the variable.
+import { checkCmsSignature, pemCertificates } from '@docanchor/client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { certificateOf } from '../../packages/client/src/pdf/cms/der.ts'
+import { ConfigError } from '../../src/config.ts'
+import { openPdfSigner } from '../../src/pdf-signing/open-pdf-signer.ts'
+import { testConfig } from '../helpers/app.ts'
+import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
+import { provisionPdfSigningKey } from '../helpers/pdf-signing-token.ts'
+import { createSoftHsmToken, type SoftHsmToken } from '../helpers/softhsm.ts'
+
+const YEAR_MS = 365 * 24 * 3600 * 1000
+const CONTENT = new TextEncoder().encode('the byte range')
+const events = { onAttempt: () => {}, onKeyHealth: () => {} }
+
+let token: SoftHsmToken
+let tsa: OpensslTsa
+
+beforeAll(async () => {
+  token = createSoftHsmToken('pdf-signing')
+  // The token process inherits the environment the token library reads.
+  Object.assign(process.env, token.env)
+  tsa = await startOpensslTsa()
+}, 60_000)
+afterAll(async () => {
+  await tsa?.close()
+  token?.remove()
+})
+
+const open = (env: Record<string, string>) => openPdfSigner(testConfig({ ...env, TSA_URL: tsa.url }), events)
+
+describe('PDF_SIGNER=pkcs11', () => {
+  it('signs with the token key and the operator’s chain, timestamped by the configured authority', async () => {
+    const key = await provisionPdfSigningKey(token, { label: 'good' })
+    const opened = await open(key.env)
+    try {
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', CONTENT))
+      const signed = await opened.signer.sign(digest)
+      const roots = [...pemCertificates(key.caPem), ...pemCertificates(tsa.caPem)].map(certificateOf)
+      const check = await checkCmsSignature(signed.cms, CONTENT, roots)
+      expect(check).toMatchObject({
+        valid: true,
+        trusted: true,
+        signer: { subject: 'CN=Test Document Anchoring Service, O=Tests only, C=ZZ' },
+        timestamp: { valid: true, trusted: true, authority: 'Test TSA' },
+      })
+      expect(Math.abs(opened.notAfter.getTime() - Date.now() - 10 * YEAR_MS)).toBeLessThan(YEAR_MS)
+    } finally {
+      opened.close()
+    }
+  })
+
+  it.each([
+    [
+      'a certificate for another key',
+      { certificateFor: 'another key' as const },
+      /PDF_SIGNING_CERTIFICATES: the first certificate is not for the key "[\w-]+" \(PDF_SIGNING_KEY_LABEL\)/,
+    ],
+    [
+      'an expired certificate',
+      { validFrom: new Date(Date.now() - 2 * YEAR_MS), validForMs: YEAR_MS },
+      /PDF_SIGNING_CERTIFICATES: the signing certificate expired on \d{4}-/,
+    ],
+    [
+      'a certificate not valid yet',
+      { validFrom: new Date(Date.now() + YEAR_MS) },
+      /PDF_SIGNING_CERTIFICATES: the signing certificate is not valid before \d{4}-/,
+    ],
+  ])('refuses to start with %s, naming PDF_SIGNING_CERTIFICATES', async (_, options, message) => {
+    const key = await provisionPdfSigningKey(token, {
+      label: `refused-${Math.random().toString(36).slice(2, 8)}`,
+      ...options,
+    })
+    const error = await open(key.env).then(
+      (opened) => {
+        opened.close()
+        return undefined
+      },
+      (caught: unknown) => caught,
+    )
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as Error).message).toMatch(message)
+  })
+
+  it('refuses a label the token does not hold, and a key that is not P-256, naming PDF_SIGNING_KEY_LABEL', async () => {
+    const key = await provisionPdfSigningKey(token, { label: 'labelled' })
+    token.addKey('secp256k1-key')
+    for (const [label, message] of [
+      ['no-such-key', /PDF_SIGNING_KEY_LABEL: no key pair labelled "no-such-key" on the token/],
+      ['secp256k1-key', /PDF_SIGNING_KEY_LABEL: the key "secp256k1-key" is not a P-256 key/],
+    ] as const) {
+      const error = await open({ ...key.env, PDF_SIGNING_KEY_LABEL: label }).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(ConfigError)
+      expect((error as Error).message).toMatch(message)
+      expect((error as Error).message).not.toContain(token.pin)
+    }
+  })
+})
