@@ -1,12 +1,14 @@
 // The service's PDF signer as configured: the development identity under DATA_DIR (development-certificates.ts),
-// or a P-256 key on the PKCS#11 token with its certificate chain from PEM. A configuration that cannot sign (no such
+// or a P-256 or RSA key on the PKCS#11 token with its certificate chain from PEM. A configuration that cannot sign (no such
 // key, a certificate that is expired, not yet valid or for another key) throws ConfigError naming the variable, so
 // the service refuses to start (exit 78) instead of answering every signature with an error.
 import { resolve } from 'node:path'
 import { type CmsSigner, type DocumentSigningKey, ecdsaDer } from '@docanchor/client'
-import type { Certificate } from 'pkijs'
+import { Integer } from 'asn1js'
+import { type Certificate, RSAPublicKey } from 'pkijs'
 import { type Config, ConfigError, type PdfSignerConfig, type TimestampConfig } from '../config.ts'
 import { Pkcs11Key, TokenCallError } from '../relayer/signers/pkcs11-key.ts'
+import type { TokenPublicKey } from '../relayer/signers/pkcs11-token-protocol.ts'
 import { parsePemCertificates, publicKeyBits, validity } from './certificates.ts'
 import { developmentIdentity } from './development-certificates.ts'
 import { developmentTimestampAuthority } from './development-timestamp-authority.ts'
@@ -15,6 +17,8 @@ import { PdfSigner } from './pdf-signer.ts'
 
 /** DER of the object identifier 1.2.840.10045.3.1.7 (P-256), as CKA_EC_PARAMS carries it. */
 const P256_OID_DER = '06082a8648ce3d030107'
+/** Smallest RSA modulus taken, in bits: what ETSI TS 119 312 and the CA/Browser Forum still accept. */
+const MIN_RSA_BITS = 2048
 
 export interface OpenedPdfSigner {
   signer: PdfSigner
@@ -68,13 +72,10 @@ async function tokenSigner(
     }
     throw error
   })
-  const { key } = opened
+  const { key, publicKey } = opened
   try {
-    if (opened.ecParams.toLowerCase() !== P256_OID_DER) {
-      throw configProblem('PDF_SIGNING_KEY_LABEL', `the key "${settings.keyLabel}" is not a P-256 key`)
-    }
-    const point = opened.ecPoint.toLowerCase().replace(/^0441/, '')
-    if (Buffer.from(publicKeyBits(certificates[0]!)).toString('hex') !== point) {
+    const tokenKey = publicKeyHex(publicKey, settings.keyLabel)
+    if (Buffer.from(publicKeyBits(certificates[0]!)).toString('hex') !== tokenKey.certified) {
       throw configProblem(
         'PDF_SIGNING_CERTIFICATES',
         `the first certificate is not for the key "${settings.keyLabel}" (PDF_SIGNING_KEY_LABEL)`,
@@ -85,13 +86,42 @@ async function tokenSigner(
     throw error
   }
   const signingKey: DocumentSigningKey = {
-    keyType: 'ec',
+    keyType: publicKey.type,
     async sign(data) {
       const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>))
-      return ecdsaDer(new Uint8Array(Buffer.from(await key.sign(Buffer.from(hash).toString('hex')), 'hex')))
+      const signature = new Uint8Array(Buffer.from(await key.sign(Buffer.from(hash).toString('hex')), 'hex'))
+      return publicKey.type === 'ec' ? ecdsaDer(signature) : signature
     },
   }
   return { cms: { key: signingKey, certificates }, key }
+}
+
+/**
+ * The token's public key as a certificate's subjectPublicKey holds it (the uncompressed point for P-256, the DER of
+ * RSAPublicKey for RSA), for comparing with the certificate; a key of another kind or size is refused.
+ */
+function publicKeyHex(publicKey: TokenPublicKey, label: string): { certified: string } {
+  if (publicKey.type === 'ec') {
+    if (publicKey.ecParams.toLowerCase() !== P256_OID_DER) {
+      throw configProblem('PDF_SIGNING_KEY_LABEL', `the key "${label}" is neither a P-256 nor an RSA key`)
+    }
+    // CKA_EC_POINT is the point wrapped in a DER OCTET STRING (04 41 …).
+    return { certified: publicKey.ecPoint.toLowerCase().replace(/^0441/, '') }
+  }
+  const modulus = new Integer({ valueHex: unsignedInteger(publicKey.modulus) })
+  const bits = (publicKey.modulus.replace(/^(00)+/, '').length / 2) * 8
+  if (bits < MIN_RSA_BITS) {
+    throw configProblem('PDF_SIGNING_KEY_LABEL', `the RSA key "${label}" has ${bits} bits; at least ${MIN_RSA_BITS}`)
+  }
+  const exponent = new Integer({ valueHex: unsignedInteger(publicKey.exponent) })
+  const der = new RSAPublicKey({ modulus, publicExponent: exponent }).toSchema().toBER(false)
+  return { certified: Buffer.from(der).toString('hex') }
+}
+
+/** An unsigned big-endian number (hex) as a DER INTEGER's content: a leading zero byte when its top bit is set. */
+function unsignedInteger(hex: string): ArrayBuffer {
+  const bytes = Buffer.from(hex.replace(/^(00)+/, ''), 'hex')
+  return new Uint8Array((bytes[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes).buffer
 }
 
 /** The PEM chain, each certificate valid now. */

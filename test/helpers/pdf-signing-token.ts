@@ -1,4 +1,4 @@
-// A PDF signing key on a SoftHSM2 token, as an operator provisions one: a P-256 key pair made on the token by
+// A PDF signing key on a SoftHSM2 token, as an operator provisions one: a P-256 (or RSA) key pair made on the token by
 // pkcs11-tool, its public key read back, and a certificate for it from a CA of the test's own (a real operator's CA
 // signs a CSR instead), written as the PEM chain PDF_SIGNING_CERTIFICATES names.
 import { execFileSync } from 'node:child_process'
@@ -18,10 +18,18 @@ export interface ProvisionedPdfKey {
 
 export async function provisionPdfSigningKey(
   token: SoftHsmToken,
-  options: { label?: string; validFrom?: Date; validForMs?: number; certificateFor?: 'the key' | 'another key' } = {},
+  options: {
+    label?: string
+    /** Default: a P-256 key. */
+    rsaBits?: number
+    validFrom?: Date
+    validForMs?: number
+    certificateFor?: 'the key' | 'another key'
+  } = {},
 ): Promise<ProvisionedPdfKey> {
   const label = options.label ?? 'pdf-signing'
-  token.addKey(label, 'EC:prime256v1')
+  token.addKey(label, options.rsaBits ? `rsa:${options.rsaBits}` : 'EC:prime256v1')
+  const algorithm = options.rsaBits ? { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } : EC_KEY
   const publicKeyFile = join(token.dir, `${label}.pub.der`)
   execFileSync(
     'pkcs11-tool',
@@ -35,7 +43,7 @@ export async function provisionPdfSigningKey(
   const publicKey =
     options.certificateFor === 'another key'
       ? ((await crypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify'])) as CryptoKeyPair).publicKey
-      : await crypto.subtle.importKey('spki', readFileSync(publicKeyFile), EC_KEY, true, ['verify'])
+      : await crypto.subtle.importKey('spki', readFileSync(publicKeyFile), algorithm, true, ['verify'])
   const certificate = await certify(publicKey, {
     name: 'Test Document Anchoring Service',
     organization: 'Tests only',

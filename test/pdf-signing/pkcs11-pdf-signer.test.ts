@@ -1,8 +1,13 @@
-// The PDF signer with its key on a SoftHSM2 token (PDF_SIGNER=pkcs11): it signs with the token's P-256 key and the
+// The PDF signer with its key on a SoftHSM2 token (PDF_SIGNER=pkcs11): it signs with the token's P-256 or RSA key and the
 // operator's certificate chain, and a configuration that could not sign stops the start, naming the variable.
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { checkCmsSignature, pemCertificates } from '@docanchor/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { certificateOf } from '../../packages/client/src/pdf/cms/der.ts'
+import { certificateOf, signedDataOf } from '../../packages/client/src/pdf/cms/der.ts'
 import { ConfigError } from '../../src/config.ts'
 import { openPdfSigner } from '../../src/pdf-signing/open-pdf-signer.ts'
 import { testConfig } from '../helpers/app.ts'
@@ -10,6 +15,7 @@ import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
 import { provisionPdfSigningKey } from '../helpers/pdf-signing-token.ts'
 import { createSoftHsmToken, type SoftHsmToken } from '../helpers/softhsm.ts'
 
+const run = promisify(execFile)
 const YEAR_MS = 365 * 24 * 3600 * 1000
 const CONTENT = new TextEncoder().encode('the byte range')
 const events = { onAttempt: () => {}, onKeyHealth: () => {} }
@@ -31,25 +37,48 @@ afterAll(async () => {
 const open = (env: Record<string, string>) => openPdfSigner(testConfig({ ...env, TSA_URL: tsa.url }), events)
 
 describe('PDF_SIGNER=pkcs11', () => {
-  it('signs with the token key and the operator’s chain, timestamped by the configured authority', async () => {
-    const key = await provisionPdfSigningKey(token, { label: 'good' })
-    const opened = await open(key.env)
-    try {
-      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', CONTENT))
-      const signed = await opened.signer.sign(digest)
-      const roots = [...pemCertificates(key.caPem), ...pemCertificates(tsa.caPem)].map(certificateOf)
-      const check = await checkCmsSignature(signed.cms, CONTENT, roots)
-      expect(check).toMatchObject({
-        valid: true,
-        trusted: true,
-        signer: { subject: 'CN=Test Document Anchoring Service, O=Tests only, C=ZZ' },
-        timestamp: { valid: true, trusted: true, authority: 'Test TSA' },
-      })
-      expect(Math.abs(opened.notAfter.getTime() - Date.now() - 10 * YEAR_MS)).toBeLessThan(YEAR_MS)
-    } finally {
-      opened.close()
-    }
-  })
+  it.each([
+    ['P-256', {}, '1.2.840.10045.4.3.2'],
+    ['RSA 2048', { rsaBits: 2048 }, '1.2.840.113549.1.1.11'],
+  ])(
+    'signs with the token’s %s key and the operator’s chain, timestamped by the configured authority',
+    async (kind, keyOptions, algorithm) => {
+      const key = await provisionPdfSigningKey(token, { label: `good-${kind}`, ...keyOptions })
+      const opened = await open(key.env)
+      try {
+        const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', CONTENT))
+        const signed = await opened.signer.sign(digest)
+        const roots = [...pemCertificates(key.caPem), ...pemCertificates(tsa.caPem)].map(certificateOf)
+        const check = await checkCmsSignature(signed.cms, CONTENT, roots)
+        expect(check).toMatchObject({
+          valid: true,
+          trusted: true,
+          signer: { subject: 'CN=Test Document Anchoring Service, O=Tests only, C=ZZ' },
+          timestamp: { valid: true, trusted: true, authority: 'Test TSA' },
+        })
+        const signerInfo = signedDataOf(signed.cms)!.signerInfos[0]!
+        expect(signerInfo.signatureAlgorithm.algorithmId).toBe(algorithm)
+        // And OpenSSL, which shares no code with the checker, agrees.
+        const dir = await mkdtemp(join(tmpdir(), 'pkcs11-pdf-signer-'))
+        try {
+          await writeFile(join(dir, 'signature.cms'), signed.cms)
+          await writeFile(join(dir, 'content.bin'), CONTENT)
+          await writeFile(join(dir, 'ca.pem'), key.caPem)
+          const verified = await run('openssl', [
+            ...['cms', '-verify', '-binary', '-inform', 'DER', '-in', join(dir, 'signature.cms')],
+            ...['-content', join(dir, 'content.bin'), '-CAfile', join(dir, 'ca.pem'), '-purpose', 'any'],
+            ...['-out', '/dev/null'],
+          ])
+          expect(verified.stderr).toContain('CMS Verification successful')
+        } finally {
+          await rm(dir, { recursive: true, force: true })
+        }
+        expect(Math.abs(opened.notAfter.getTime() - Date.now() - 10 * YEAR_MS)).toBeLessThan(YEAR_MS)
+      } finally {
+        opened.close()
+      }
+    },
+  )
 
   it.each([
     [
@@ -83,12 +112,14 @@ describe('PDF_SIGNER=pkcs11', () => {
     expect((error as Error).message).toMatch(message)
   })
 
-  it('refuses a label the token does not hold, and a key that is not P-256, naming PDF_SIGNING_KEY_LABEL', async () => {
+  it('refuses a label the token does not hold, and a key neither P-256 nor RSA of 2048 bits or more, naming PDF_SIGNING_KEY_LABEL', async () => {
     const key = await provisionPdfSigningKey(token, { label: 'labelled' })
     token.addKey('secp256k1-key')
+    token.addKey('rsa-1024-key', 'rsa:1024')
     for (const [label, message] of [
       ['no-such-key', /PDF_SIGNING_KEY_LABEL: no key pair labelled "no-such-key" on the token/],
-      ['secp256k1-key', /PDF_SIGNING_KEY_LABEL: the key "secp256k1-key" is not a P-256 key/],
+      ['secp256k1-key', /PDF_SIGNING_KEY_LABEL: the key "secp256k1-key" is neither a P-256 nor an RSA key/],
+      ['rsa-1024-key', /PDF_SIGNING_KEY_LABEL: the RSA key "rsa-1024-key" has 1024 bits; at least 2048/],
     ] as const) {
       const error = await open({ ...key.env, PDF_SIGNING_KEY_LABEL: label }).catch((caught: unknown) => caught)
       expect(error).toBeInstanceOf(ConfigError)

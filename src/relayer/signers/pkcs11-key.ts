@@ -4,7 +4,7 @@
 // until it signs again, then reports it up.
 import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import type { TokenReply, TokenRequest } from './pkcs11-token-protocol.ts'
+import type { TokenPublicKey, TokenReply, TokenRequest } from './pkcs11-token-protocol.ts'
 
 const TOKEN_PROCESS = fileURLToPath(new URL('./pkcs11-token-process.ts', import.meta.url))
 /** Starting the token process (Node and its loader) comes on top of the open call's own timeout. */
@@ -52,23 +52,26 @@ export class Pkcs11Key {
     private readonly events: TokenKeyEvents,
   ) {}
 
-  /** Opens the key; resolves with it and its CKA_EC_PARAMS and CKA_EC_POINT (DER, hex), or throws TokenCallError. */
+  /** Opens the key; resolves with it and its public key as the token holds it, or throws TokenCallError. */
   static async open(
     settings: TokenKeySettings,
     events: TokenKeyEvents,
-  ): Promise<{ key: Pkcs11Key; ecParams: string; ecPoint: string }> {
+  ): Promise<{ key: Pkcs11Key; publicKey: TokenPublicKey }> {
     const key = new Pkcs11Key(settings, events)
     try {
       const opened = await key.call({ type: 'open', ...key.openRequest() })
       if (opened.type !== 'opened') throw new TokenCallError('the token did not answer the open request')
-      return { key, ecParams: opened.ecParams, ecPoint: opened.ecPoint }
+      return { key, publicKey: opened.publicKey }
     } catch (error) {
       key.close()
       throw error
     }
   }
 
-  /** r‖s (64 bytes, hex without 0x) of CKM_ECDSA over `hash`. A failure takes the key down until a probe succeeds. */
+  /**
+   * The signature over `hash` (SHA-256 or Keccak-256, 32 bytes, hex without 0x): r‖s of CKM_ECDSA for an EC key, the
+   * PKCS#1 v1.5 signature of its SHA-256 DigestInfo for an RSA key. A failure takes the key down until a probe succeeds.
+   */
   async sign(hash: string): Promise<string> {
     if (!this.up) throw new TokenCallError('the token key is out of rotation')
     try {

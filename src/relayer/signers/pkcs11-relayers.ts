@@ -21,7 +21,7 @@ export async function openPkcs11Relayers(
   try {
     for (const keyLabel of settings.keyLabels) {
       let address = ''
-      const { key, ecParams, ecPoint } = await Pkcs11Key.open(
+      const { key, publicKey } = await Pkcs11Key.open(
         { ...settings, keyLabel },
         { onHealth: (up, reason) => onHealth({ address, keyLabel }, up, reason) },
       ).catch((error: unknown) => {
@@ -30,11 +30,11 @@ export async function openPkcs11Relayers(
         }
         throw error
       })
-      if (!isSecp256k1(ecParams)) {
+      if (publicKey.type !== 'ec' || !isSecp256k1(publicKey.ecParams)) {
         key.close()
         throw new ConfigError(`Invalid configuration:\n  PKCS11_KEY_LABELS: the key "${keyLabel}" is not secp256k1`)
       }
-      const account = pkcs11Account(key, ecPoint)
+      const account = pkcs11Account(key, publicKey.ecPoint)
       address = account.address.toLowerCase()
       opened.push({ account, key })
     }

@@ -2,12 +2,15 @@
 // hangs inside the token's library can only be stopped by killing the process that made it. The parent sends the
 // token's details over IPC (never argv or the environment, so the PIN shows up in no process listing) and then one
 // request at a time; this process answers each with a result or an error that names the configuration variable.
+import { endianness } from 'node:os'
 import pkcs11js from 'pkcs11js'
-import type { TokenReply, TokenRequest } from './pkcs11-token-protocol.ts'
+import type { TokenPublicKey, TokenReply, TokenRequest } from './pkcs11-token-protocol.ts'
 
 const pkcs11 = new pkcs11js.PKCS11()
 let session: Buffer | undefined
 let privateKey: Buffer | undefined
+/** The open key's kind and, for RSA, its modulus length in bytes (the signature's). */
+let keyKind: { type: 'ec' } | { type: 'rsa'; bytes: number } | undefined
 /** The answer to the first open: two signing calls may each ask to open a fresh process. */
 let opened: TokenReply | undefined
 
@@ -76,21 +79,56 @@ function openToken(request: Extract<TokenRequest, { type: 'open' }>): TokenReply
   if (!privateKey || !publicKey) {
     throw new ConfigProblem('PKCS11_KEY_LABELS', `no key pair labelled "${request.keyLabel}" on the token`)
   }
-  const [params, point] = pkcs11.C_GetAttributeValue(session, publicKey, [
+  return { type: 'opened', publicKey: publicKeyOf(session, publicKey) }
+}
+
+function publicKeyOf(handle: Buffer, publicKey: Buffer): TokenPublicKey {
+  const [keyType] = pkcs11.C_GetAttributeValue(handle, publicKey, [{ type: pkcs11js.CKA_KEY_TYPE }])
+  if (ulong(keyType!.value as Buffer) === pkcs11js.CKK_RSA) {
+    const [modulus, exponent] = pkcs11.C_GetAttributeValue(handle, publicKey, [
+      { type: pkcs11js.CKA_MODULUS },
+      { type: pkcs11js.CKA_PUBLIC_EXPONENT },
+    ])
+    keyKind = { type: 'rsa', bytes: (modulus!.value as Buffer).length }
+    return {
+      type: 'rsa',
+      modulus: (modulus!.value as Buffer).toString('hex'),
+      exponent: (exponent!.value as Buffer).toString('hex'),
+    }
+  }
+  const [params, point] = pkcs11.C_GetAttributeValue(handle, publicKey, [
     { type: pkcs11js.CKA_EC_PARAMS },
     { type: pkcs11js.CKA_EC_POINT },
   ])
+  keyKind = { type: 'ec' }
   return {
-    type: 'opened',
+    type: 'ec',
     ecParams: (params!.value as Buffer).toString('hex'),
     ecPoint: (point!.value as Buffer).toString('hex'),
   }
 }
 
+/** A CK_ULONG attribute's value, in the machine's byte order and width (8 bytes on 64-bit Linux). */
+function ulong(value: Buffer): number {
+  const little = endianness() === 'LE'
+  if (value.length === 8) return Number(little ? value.readBigUInt64LE() : value.readBigUInt64BE())
+  return little ? value.readUInt32LE() : value.readUInt32BE()
+}
+
+/** DER of DigestInfo for SHA-256 up to its digest (RFC 8017 9.2): what CKM_RSA_PKCS signs with the hash after it. */
+const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex')
+
 function sign(hash: string): TokenReply {
-  if (!session || !privateKey) throw new Error('the token is not open')
+  if (!session || !privateKey || !keyKind) throw new Error('the token is not open')
+  const digest = Buffer.from(hash, 'hex')
+  if (keyKind.type === 'rsa') {
+    pkcs11.C_SignInit(session, { mechanism: pkcs11js.CKM_RSA_PKCS }, privateKey)
+    const data = Buffer.concat([SHA256_DIGEST_INFO, digest])
+    const signature = pkcs11.C_Sign(session, data, Buffer.alloc(keyKind.bytes))
+    return { type: 'signed', signature: signature.toString('hex') }
+  }
   pkcs11.C_SignInit(session, { mechanism: pkcs11js.CKM_ECDSA }, privateKey)
-  const signature = pkcs11.C_Sign(session, Buffer.from(hash, 'hex'), Buffer.alloc(64))
+  const signature = pkcs11.C_Sign(session, digest, Buffer.alloc(64))
   return { type: 'signed', signature: signature.toString('hex') }
 }
 
