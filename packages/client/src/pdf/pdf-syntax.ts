@@ -50,8 +50,9 @@ export class PdfLexer {
     this.pos = pos
   }
 
+  /** The user's words first (what cannot be read, and where), then the parser's, for whoever repairs the file. */
   fail(what: string): never {
-    throw damaged(`${what} at byte ${this.pos}`)
+    throw damaged(`its structure cannot be read at byte ${this.pos} (${what})`)
   }
 
   skipWhitespace(): void {

@@ -199,6 +199,18 @@ describe('damaged cross-reference data other readers accept', () => {
       'the PDF is damaged: its cross-reference table is missing: nothing near byte 12, where it should be, can be read',
     )
   })
+
+  it('says first in a user’s words what cannot be read, then where and what the parser found', async () => {
+    const text = Buffer.from(await pdfLibDocument()).toString('latin1')
+    // A date's time zone where the catalog's /Pages reference should be: what a careless writer left in the issue's file.
+    const broken = text.replace(/\/Pages \d+ 0 R/, "/Pages 00'00' 0 R")
+    expect(broken).not.toBe(text)
+    const error = (await readSignedPdf(Buffer.from(broken, 'latin1')).catch((e: unknown) => e)) as PdfError
+    expect(error.code).toBe('ERR_PDF_DAMAGED')
+    // Where the word ends: the byte a repairer opens the file at.
+    const at = broken.indexOf("00'00'") + "00'00'".length
+    expect(error.message).toBe(`the PDF is damaged: its structure cannot be read at byte ${at} (unexpected "00'00'")`)
+  })
 })
 
 describe('page geometry', () => {
