@@ -47,6 +47,15 @@ named only inside a PDF never is.`,
 Nothing is anchored (and nothing spent) when the PDF, the output path, the login or the QR code's place is wrong.`,
     load: async () => (await import('./commands/sign.ts')).runSign,
   },
+  history: {
+    summary: 'list the anchors of your login, newest first',
+    usage: `anchor history [--limit <n>] [--all] [--json] [--service <url>]
+
+  --limit  anchors to show, 1 to 100 (default 20)
+  --all    every anchor, page after page
+  --json   the anchors as JSON, one array`,
+    load: async () => (await import('./commands/history.ts')).runHistory,
+  },
   verify: {
     summary: 'check every signature of a PDF, or the anchor a QR URL names',
     usage: `anchor verify <file.pdf | QR URL> [--json] [--service <url>] [--rpc <url> [--contract <address>]]

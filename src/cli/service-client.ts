@@ -6,6 +6,7 @@ import {
   type AnchorClient,
   AnchorNetworkError,
   AnchorNotConfirmedError,
+  type AnchorPage,
   type AnchorRecord,
   type AnchorRequest,
   createAnchorClient,
@@ -61,6 +62,11 @@ export class ServiceClient {
   /** The service's PDF signature (CMS, DER) for one of the user's confirmed anchors. */
   async pdfSignature(request: PdfSignatureRequest): Promise<Uint8Array> {
     return pdfSignatureCms(await this.explain(() => this.api.pdfSignature(request), true))
+  }
+
+  /** A page of the login's anchors, newest first. */
+  anchors(page: { cursor?: string; limit?: number }): Promise<AnchorPage> {
+    return this.explain(() => this.api.anchors(page), true)
   }
 
   /** The anchor of a transaction as the service reports it; null when there is none. */

@@ -59,7 +59,8 @@ const RelayResponseSchema = z.object({
   status: z.enum(['confirmed', 'pending']),
 })
 
-const AnchorResponseSchema = z.object({
+/** One of the caller's anchors, as GET /api/anchors/:compositeHash and each entry of GET /api/anchors show it. */
+export const AnchorResponseSchema = z.object({
   txHash: z.string(),
   compositeHash: z.string(),
   previousTxHash: z.string(),

@@ -6,6 +6,8 @@ import type { z } from 'zod'
 import type { PdfSignatureRequest } from '../pdf/sign-pdf.ts'
 import { AnchorApiError, AnchorNetworkError, AnchorNotConfirmedError, parseRetryAfter } from './anchor-api-error.ts'
 import {
+  type AnchorPage,
+  AnchorPageSchema,
   type AnchorState,
   AnchorStateSchema,
   CodeSentSchema,
@@ -93,6 +95,8 @@ export interface AnchorClient {
   pdfSignature(body: PdfSignatureRequest, options?: CallOptions): Promise<PdfSignatureResult>
   /** The state of one of the user's own anchors. */
   anchor(compositeHash: string, options?: CallOptions): Promise<AnchorState>
+  /** A page of the user's anchors, newest first; `cursor` is the previous page's `nextCursor`. */
+  anchors(page?: { cursor?: string; limit?: number }, options?: CallOptions): Promise<AnchorPage>
   /** The public verification of a transaction: `0x` + 64 hex, or its 43-character base64url form. */
   verify(txHash: string, options?: CallOptions): Promise<VerifyResult>
   /** verify, with null for a transaction that anchors nothing (404 `ANCHOR_NOT_FOUND`): checkSignedPdf's `verify`. */
@@ -259,6 +263,13 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
         path: `/api/anchors/${encodeURIComponent(compositeHash)}`,
         signal: callOptions?.signal,
       }),
+    anchors: (page = {}, callOptions) => {
+      const search = new URLSearchParams()
+      if (page.cursor) search.set('cursor', page.cursor)
+      if (page.limit !== undefined) search.set('limit', String(page.limit))
+      const query = search.size > 0 ? `?${search}` : ''
+      return call(AnchorPageSchema, { method: 'GET', path: `/api/anchors${query}`, signal: callOptions?.signal })
+    },
     verify: (txHash, callOptions) =>
       call(VerifySchema, {
         method: 'GET',

@@ -78,6 +78,13 @@ export const AnchorStateSchema = z.object({
   createdAt: z.string(),
 })
 
+/** A page of GET /api/anchors: the user's anchors, newest first. */
+export const AnchorPageSchema = z.object({
+  anchors: z.array(AnchorStateSchema),
+  /** Where the next page starts (give it as `cursor`); null on the last page. */
+  nextCursor: z.string().nullable(),
+})
+
 /** What the service attests about the account that relayed an anchor (see decideIdentity); null for none. */
 export const AttestationSchema = z
   .object({
@@ -178,6 +185,7 @@ export type ServiceInfo = z.infer<typeof InfoSchema>
 export type RelayResult = z.infer<typeof RelaySchema>
 export type PdfSignatureResult = z.infer<typeof PdfSignatureSchema>
 export type AnchorState = z.infer<typeof AnchorStateSchema>
+export type AnchorPage = z.infer<typeof AnchorPageSchema>
 export type ChainEntry = z.infer<typeof ChainEntrySchema>
 export type VerifyResult = z.infer<typeof VerifySchema>
 export type LibrarySignature = z.infer<typeof LibrarySignatureSchema>

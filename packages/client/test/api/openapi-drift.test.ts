@@ -57,6 +57,7 @@ const RESPONSES: [Method, string, string, z.ZodType][] = [
   ['post', '/api/relay', '201', schemas.RelaySchema],
   ['post', '/api/relay', '202', schemas.RelaySchema],
   ['get', '/api/anchors/{compositeHash}', '200', schemas.AnchorStateSchema],
+  ['get', '/api/anchors', '200', schemas.AnchorPageSchema],
   ['get', '/api/verify/{txHash}', '200', schemas.VerifySchema],
   ['get', '/api/library', '200', schemas.LibrarySchema],
   ['put', '/api/library/sync', '200', schemas.LibrarySyncResultSchema],
