@@ -50,24 +50,33 @@ export function qpdfWarnings(pdf: Uint8Array): Promise<string[]> {
   })
 }
 
+/** Renders one page (its media box, or with `cropbox` the visible box) to `dir`/page.png with pdftoppm. */
+export async function renderPage(dir: string, pdf: Uint8Array, page: number, options: { cropbox?: boolean } = {}) {
+  const pdfFile = join(dir, 'f.pdf')
+  await writeFile(pdfFile, pdf)
+  const p = String(page)
+  const box = options.cropbox ? ['-cropbox'] : []
+  await run('pdftoppm', [
+    '-r',
+    '150',
+    '-gray',
+    '-png',
+    ...box,
+    '-f',
+    p,
+    '-l',
+    p,
+    '-singlefile',
+    pdfFile,
+    join(dir, 'page'),
+  ])
+  return join(dir, 'page.png')
+}
+
 /** Renders one page with pdftoppm and decodes every QR code on it with zbarimg. */
 export function scanQrCodes(pdf: Uint8Array, page = 1): Promise<string[]> {
   return withTempDir(async (dir) => {
-    await writeFile(join(dir, 'f.pdf'), pdf)
-    const p = String(page)
-    await run('pdftoppm', [
-      '-r',
-      '150',
-      '-gray',
-      '-png',
-      '-f',
-      p,
-      '-l',
-      p,
-      '-singlefile',
-      join(dir, 'f.pdf'),
-      join(dir, 'page'),
-    ])
+    await renderPage(dir, pdf, page)
     try {
       const { stdout } = await run('zbarimg', [
         '--quiet',

@@ -3,7 +3,7 @@
 // or that are turned. Each is signed (twice), verified, still opened by qpdf and poppler, its QR codes decoded from
 // the visible page, and any earlier signature of another tool still valid in pdfsig.
 import { execFile } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -13,7 +13,7 @@ import { checkSignedPdf } from '../../src/pdf/check-signed-pdf.ts'
 import { PdfError } from '../../src/pdf/pdf-errors.ts'
 import { readSignedPdf } from '../../src/pdf/read-signed-pdf.ts'
 import { signPdf } from '../../src/pdf/sign-pdf.ts'
-import { qpdfCheck, qpdfTransform, qpdfWarnings } from './fixtures.ts'
+import { qpdfCheck, qpdfTransform, qpdfWarnings, renderPage } from './fixtures.ts'
 import { pdfsigReport, signedByPoppler, signedBySignpdf } from './other-signers.ts'
 import { MemoryAnchors, pdfLibDocument } from './portable-fixtures.ts'
 
@@ -65,22 +65,7 @@ async function signTwice(pdf: Uint8Array, options: { password?: string; page?: n
 async function visibleCodes(pdf: Uint8Array, page = 1): Promise<{ data: string; orientation: string }[]> {
   const dir = await mkdtemp(join(tmpdir(), 'anchor-visible-'))
   try {
-    await writeFile(join(dir, 'f.pdf'), pdf)
-    const p = String(page)
-    await run('pdftoppm', [
-      '-r',
-      '150',
-      '-gray',
-      '-png',
-      '-cropbox',
-      '-f',
-      p,
-      '-l',
-      p,
-      '-singlefile',
-      join(dir, 'f.pdf'),
-      join(dir, 'page'),
-    ])
+    await renderPage(dir, pdf, page, { cropbox: true })
     const { stdout } = await run('zbarimg', [
       '--quiet',
       '--xml',
