@@ -33,6 +33,7 @@ import { signInCleanupPlugin } from './plugins/sign-in-cleanup.ts'
 import { verifyPlugin } from './plugins/verify.ts'
 import { ProblemError } from './problem.ts'
 import { requestLoggerFactory } from './request-logger.ts'
+import { accountRoutes } from './routes/account.ts'
 import { anchorHistoryRoutes } from './routes/anchor-history.ts'
 import { authRoutes } from './routes/auth.ts'
 import { healthRoutes } from './routes/health.ts'
@@ -164,6 +165,7 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   await app.register(infoRoutes)
   await app.register(relayRoutes)
   await app.register(anchorHistoryRoutes)
+  await app.register(accountRoutes)
   await app.register(pdfSignatureRoutes)
   await app.register(authRoutes)
   await app.register(verifyRoutes)

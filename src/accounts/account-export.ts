@@ -1,0 +1,173 @@
+// Everything the service holds about one user, as one document (GET /api/account/export): the account with its plan
+// and this month's usage, its sessions (never their tokens: only a hash is stored, and even that stays here), its
+// anchors with their ciphertexts, attestations and PDF signatures, and its library with the deletion markers.
+// Read in one transaction, so the parts agree with one another.
+import { sql } from 'drizzle-orm'
+import type { Database } from '../db/database.ts'
+import { type Executor, rows } from '../db/sql-rows.ts'
+import { UNSIGNED_PREFIX } from '../relayer/outbox/anchors.ts'
+import { quotaPeriod } from '../relayer/outbox/reservations.ts'
+
+const ISO_MS = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`)
+/** A timestamptz column as ISO 8601 UTC with milliseconds, or null. */
+const iso = (column: string) => sql`to_char(${sql.raw(column)} AT TIME ZONE 'UTC', ${ISO_MS})`
+
+export interface AccountExport {
+  exportedAt: string
+  account: {
+    id: string
+    email: string
+    name: string | null
+    authProvider: string
+    plan: string
+    createdAt: string
+    usage: { period: string; used: number; limit: number }
+  }
+  sessions: { id: string; provider: string; createdAt: string; expiresAt: string; revokedAt: string | null }[]
+  anchors: ExportedAnchor[]
+  library: {
+    signatures: ExportedLibraryItem<{ base64Png: string }>[]
+    snippets: ExportedLibraryItem<{ text: string; fontSize: number }>[]
+  }
+}
+
+export interface ExportedAnchor {
+  txHash: string
+  compositeHash: string
+  previousTxHash: string
+  chainId: number
+  status: string
+  blockNumber: number | null
+  encryptedPayload: string
+  attestation: { trust: string; verified: boolean; identityCommitment: string } | null
+  pdfSignature: { digest: string; timestampTime: string; timestampAuthority: string } | null
+  createdAt: string
+  confirmedAt: string | null
+}
+
+/** A library item; a deleted one keeps only its id and when it was deleted (the marker other devices sync from). */
+export type ExportedLibraryItem<Content> =
+  | ({ id: string; label: string; createdAt: string; updatedAt: string; deletedAt: null } & Content)
+  | { id: string; deletedAt: string }
+
+/** The user's export; undefined when the account no longer exists. `limitOf` gives a plan's monthly limit. */
+export async function exportAccount(
+  db: Database,
+  userId: string,
+  limitOf: (plan: string) => number,
+  now = new Date(),
+): Promise<AccountExport | undefined> {
+  return db.transaction(async (tx) => {
+    const [user] = await rows(
+      tx,
+      sql`SELECT id, email, name, auth_provider, plan, ${iso('created_at')} AS created_at FROM users WHERE id = ${userId}`,
+    )
+    if (!user) return undefined
+    const { period } = quotaPeriod(now)
+    const [usage] = await rows(tx, sql`SELECT used FROM anchor_usage WHERE user_id = ${userId} AND period = ${period}`)
+    return {
+      exportedAt: now.toISOString(),
+      account: {
+        id: String(user.id),
+        email: String(user.email),
+        name: user.name === null ? null : String(user.name),
+        authProvider: String(user.auth_provider),
+        plan: String(user.plan),
+        createdAt: String(user.created_at),
+        usage: { period, used: Number(usage?.used ?? 0), limit: limitOf(String(user.plan)) },
+      },
+      sessions: await exportedSessions(tx, userId),
+      anchors: await exportedAnchors(tx, userId),
+      library: await exportedLibrary(tx, userId),
+    }
+  })
+}
+
+async function exportedSessions(db: Executor, userId: string): Promise<AccountExport['sessions']> {
+  const found = await rows(
+    db,
+    sql`SELECT id, trust, ${iso('created_at')} AS created_at, ${iso('expires_at')} AS expires_at,
+          ${iso('revoked_at')} AS revoked_at
+        FROM sessions WHERE user_id = ${userId} ORDER BY created_at, id`,
+  )
+  return found.map((r) => ({
+    id: String(r.id),
+    provider: String(r.trust),
+    createdAt: String(r.created_at),
+    expiresAt: String(r.expires_at),
+    revokedAt: r.revoked_at === null ? null : String(r.revoked_at),
+  }))
+}
+
+async function exportedAnchors(db: Executor, userId: string): Promise<ExportedAnchor[]> {
+  const found = await rows(
+    db,
+    sql`SELECT a.tx_hash, a.composite_hash, a.previous_tx_hash, a.chain_id, a.status, a.block_number,
+          a.encrypted_payload, a.identity_commitment, a.attested_trust, a.attested_verified,
+          ${iso('a.created_at')} AS created_at, ${iso('a.confirmed_at')} AS confirmed_at,
+          p.digest, ${iso('p.timestamp_time')} AS timestamp_time, p.timestamp_authority
+        FROM anchors a LEFT JOIN pdf_signatures p ON p.anchor_id = a.id
+        WHERE a.user_id = ${userId} AND a.tx_hash NOT LIKE ${`${UNSIGNED_PREFIX}%`}
+        ORDER BY a.created_at, a.id`,
+  )
+  return found.map((r) => ({
+    txHash: String(r.tx_hash),
+    compositeHash: String(r.composite_hash),
+    previousTxHash: String(r.previous_tx_hash),
+    chainId: Number(r.chain_id),
+    status: String(r.status),
+    blockNumber: r.block_number === null ? null : Number(r.block_number),
+    encryptedPayload: String(r.encrypted_payload),
+    attestation:
+      r.identity_commitment === null
+        ? null
+        : {
+            trust: String(r.attested_trust),
+            verified: Boolean(r.attested_verified),
+            identityCommitment: String(r.identity_commitment),
+          },
+    pdfSignature:
+      r.digest === null
+        ? null
+        : {
+            digest: String(r.digest),
+            timestampTime: String(r.timestamp_time),
+            timestampAuthority: String(r.timestamp_authority),
+          },
+    createdAt: String(r.created_at),
+    confirmedAt: r.confirmed_at === null ? null : String(r.confirmed_at),
+  }))
+}
+
+async function exportedLibrary(db: Executor, userId: string): Promise<AccountExport['library']> {
+  const found = await rows(
+    db,
+    sql`SELECT 's' AS kind, id, label, base64_png AS content, NULL::float8 AS font_size,
+          ${iso('created_at')} AS created_at, ${iso('updated_at')} AS updated_at, ${iso('deleted_at')} AS deleted_at
+        FROM cloud_signatures WHERE user_id = ${userId}
+        UNION ALL
+        SELECT 'n', id, label, text, font_size, ${iso('created_at')}, ${iso('updated_at')}, ${iso('deleted_at')}
+        FROM cloud_text_snippets WHERE user_id = ${userId}
+        ORDER BY kind, created_at, id`,
+  )
+  const library: AccountExport['library'] = { signatures: [], snippets: [] }
+  for (const r of found) {
+    const id = String(r.id)
+    if (r.deleted_at !== null) {
+      const marker = { id, deletedAt: String(r.deleted_at) }
+      if (r.kind === 's') library.signatures.push(marker)
+      else library.snippets.push(marker)
+      continue
+    }
+    const item = {
+      id,
+      label: String(r.label),
+      createdAt: String(r.created_at),
+      updatedAt: String(r.updated_at),
+      deletedAt: null,
+    }
+    if (r.kind === 's') library.signatures.push({ ...item, base64Png: String(r.content) })
+    else library.snippets.push({ ...item, text: String(r.content), fontSize: Number(r.font_size) })
+  }
+  return library
+}
