@@ -1,6 +1,7 @@
 // GET /api/account/export: everything held about the caller in one document (account, plan and usage, sessions
 // without tokens, anchors with ciphertexts and attestations, the library with its deletion markers), nothing of
 // anyone else's, saved as a file, rate-limited.
+import { createAnchorClient } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
@@ -64,6 +65,13 @@ describe('GET /api/account/export', () => {
     const theirs = (await exported(other.headers)).json()
     expect(theirs.anchors).toHaveLength(1)
     expect(response.body).not.toContain(theirs.anchors[0].txHash)
+  })
+
+  it('is what the client package’s exportAccount() parses', async () => {
+    const url = await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const client = createAnchorClient({ baseUrl: url, token: user.token })
+    const parsed = await client.exportAccount()
+    expect({ ...parsed, exportedAt: '' }).toEqual({ ...(await exported(user.headers)).json(), exportedAt: '' })
   })
 
   it('answers 401 without a session and 429 past ten exports an hour', async () => {

@@ -17,6 +17,7 @@ export {
   type RelayOptions,
 } from './api/anchor-client.ts'
 export type {
+  AccountExport,
   AnchorPage,
   AnchorState,
   ChainEntry,

@@ -6,6 +6,8 @@ import type { z } from 'zod'
 import type { PdfSignatureRequest } from '../pdf/sign-pdf.ts'
 import { AnchorApiError, AnchorNetworkError, AnchorNotConfirmedError, parseRetryAfter } from './anchor-api-error.ts'
 import {
+  type AccountExport,
+  AccountExportSchema,
   type AnchorPage,
   AnchorPageSchema,
   type AnchorState,
@@ -97,6 +99,8 @@ export interface AnchorClient {
   anchor(compositeHash: string, options?: CallOptions): Promise<AnchorState>
   /** A page of the user's anchors, newest first; `cursor` is the previous page's `nextCursor`. */
   anchors(page?: { cursor?: string; limit?: number }, options?: CallOptions): Promise<AnchorPage>
+  /** Everything the service holds about the user, as one document (rate-limited: a few an hour). */
+  exportAccount(options?: CallOptions): Promise<AccountExport>
   /** The public verification of a transaction: `0x` + 64 hex, or its 43-character base64url form. */
   verify(txHash: string, options?: CallOptions): Promise<VerifyResult>
   /** verify, with null for a transaction that anchors nothing (404 `ANCHOR_NOT_FOUND`): checkSignedPdf's `verify`. */
@@ -270,6 +274,8 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
       const query = search.size > 0 ? `?${search}` : ''
       return call(AnchorPageSchema, { method: 'GET', path: `/api/anchors${query}`, signal: callOptions?.signal })
     },
+    exportAccount: (callOptions) =>
+      call(AccountExportSchema, { method: 'GET', path: '/api/account/export', signal: callOptions?.signal }),
     verify: (txHash, callOptions) =>
       call(VerifySchema, {
         method: 'GET',

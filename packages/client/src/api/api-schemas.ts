@@ -132,6 +132,48 @@ export const LibrarySchema = z.object({
   snippets: z.array(LibrarySnippetSchema),
 })
 
+/** A deleted library item in an export: its id and when it was deleted. */
+const DeletionMarkerSchema = z.object({ id: z.string(), deletedAt: z.string() })
+const exported = <T extends z.ZodRawShape>(item: z.ZodObject<T>) =>
+  z.array(z.union([item.extend({ deletedAt: z.null() }), DeletionMarkerSchema]))
+
+/** GET /api/account/export: everything the service holds about the user. */
+export const AccountExportSchema = z.object({
+  exportedAt: z.string(),
+  account: z.object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string().nullable(),
+    authProvider: z.string(),
+    plan: z.string(),
+    createdAt: z.string(),
+    usage: z.object({ period: z.string(), used: z.number().int(), limit: z.number().int() }),
+  }),
+  sessions: z.array(
+    z.object({
+      id: z.string(),
+      provider: z.string(),
+      createdAt: z.string(),
+      expiresAt: z.string(),
+      revokedAt: z.string().nullable(),
+    }),
+  ),
+  anchors: z.array(
+    z.object({
+      ...AnchorStateSchema.omit({ status: true }).shape,
+      status: z.string(),
+      chainId: z.number().int(),
+      encryptedPayload: z.string(),
+      attestation: z.object({ trust: z.string(), verified: z.boolean(), identityCommitment: z.string() }).nullable(),
+      pdfSignature: z
+        .object({ digest: z.string(), timestampTime: z.string(), timestampAuthority: z.string() })
+        .nullable(),
+      confirmedAt: z.string().nullable(),
+    }),
+  ),
+  library: z.object({ signatures: exported(LibrarySignatureSchema), snippets: exported(LibrarySnippetSchema) }),
+})
+
 export const LibrarySyncResultSchema = z.object({
   ...LibrarySchema.shape,
   skipped: z.array(
@@ -186,6 +228,7 @@ export type RelayResult = z.infer<typeof RelaySchema>
 export type PdfSignatureResult = z.infer<typeof PdfSignatureSchema>
 export type AnchorState = z.infer<typeof AnchorStateSchema>
 export type AnchorPage = z.infer<typeof AnchorPageSchema>
+export type AccountExport = z.infer<typeof AccountExportSchema>
 export type ChainEntry = z.infer<typeof ChainEntrySchema>
 export type VerifyResult = z.infer<typeof VerifySchema>
 export type LibrarySignature = z.infer<typeof LibrarySignatureSchema>

@@ -58,6 +58,7 @@ const RESPONSES: [Method, string, string, z.ZodType][] = [
   ['post', '/api/relay', '202', schemas.RelaySchema],
   ['get', '/api/anchors/{compositeHash}', '200', schemas.AnchorStateSchema],
   ['get', '/api/anchors', '200', schemas.AnchorPageSchema],
+  ['get', '/api/account/export', '200', schemas.AccountExportSchema],
   ['get', '/api/verify/{txHash}', '200', schemas.VerifySchema],
   ['get', '/api/library', '200', schemas.LibrarySchema],
   ['put', '/api/library/sync', '200', schemas.LibrarySyncResultSchema],
