@@ -38,7 +38,7 @@ export interface ExportedAnchor {
   chainId: number
   status: string
   blockNumber: number | null
-  encryptedPayload: string
+  encryptedPayload: string | null
   attestation: { trust: string; verified: boolean; identityCommitment: string } | null
   pdfSignature: { digest: string; timestampTime: string; timestampAuthority: string } | null
   createdAt: string
@@ -117,7 +117,7 @@ async function exportedAnchors(db: Executor, userId: string): Promise<ExportedAn
     chainId: Number(r.chain_id),
     status: String(r.status),
     blockNumber: r.block_number === null ? null : Number(r.block_number),
-    encryptedPayload: String(r.encrypted_payload),
+    encryptedPayload: r.encrypted_payload === null ? null : String(r.encrypted_payload),
     attestation:
       r.identity_commitment === null
         ? null

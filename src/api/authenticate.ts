@@ -10,6 +10,8 @@ export interface AuthenticatedUser {
   sessionId: string
   trust: TrustProvider
   verified: boolean
+  /** When the token was issued: how recently the user signed in. */
+  issuedAt: Date
 }
 
 declare module 'fastify' {
@@ -44,6 +46,7 @@ export function createAuthenticate(jwt: JwtSettings, sessionChecker: SessionChec
       sessionId: claims.sid,
       trust: claims.trust,
       verified: claims.verified,
+      issuedAt: claims.issuedAt,
     }
   }
 }

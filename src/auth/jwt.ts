@@ -16,6 +16,8 @@ export interface TokenClaims {
   sid: string
   trust: TrustProvider
   verified: boolean
+  /** When the token was issued (`iat`): how recently its holder signed in. */
+  issuedAt: Date
 }
 
 export interface JwtSettings {
@@ -36,7 +38,11 @@ export interface IssuedToken {
   expiresAt: Date
 }
 
-export async function issueToken(settings: JwtSettings, claims: TokenClaims, now = new Date()): Promise<IssuedToken> {
+export async function issueToken(
+  settings: JwtSettings,
+  claims: Omit<TokenClaims, 'issuedAt'>,
+  now = new Date(),
+): Promise<IssuedToken> {
   const issuedAt = Math.floor(now.getTime() / 1000)
   const expiresAt = issuedAt + TOKEN_LIFETIME_SECONDS
   const token = await new SignJWT({
@@ -87,7 +93,7 @@ export async function verifyToken(settings: JwtSettings, token: string, now = ne
     ) {
       throw new InvalidTokenError('token claims are malformed')
     }
-    return { sub, email, sid, trust: trust as TrustProvider, verified }
+    return { sub, email, sid, trust: trust as TrustProvider, verified, issuedAt: new Date(payload.iat! * 1000) }
   } catch (error) {
     if (error instanceof InvalidTokenError) throw error
     if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError(error.code)

@@ -1,5 +1,7 @@
 // Accounts as sign-in sees them: one per lower-cased e-mail address, created on the first successful sign-in.
+
 import { and, eq, sql } from 'drizzle-orm'
+import { carryOverUsage } from '../accounts/delete-account.ts'
 import type { Database } from '../db/database.ts'
 import { anchorUsage, users } from '../db/schema.ts'
 import { quotaPeriod } from '../relayer/outbox/reservations.ts'
@@ -62,6 +64,7 @@ export async function signInUser(db: Database, identity: SignInIdentity, default
           { email: sql`excluded.email` },
     })
     .returning(publicColumns)
+  await carryOverUsage(db, row!.id, email)
   return row!
 }
 

@@ -108,8 +108,10 @@ export const anchors = pgTable(
     /** Lower-case; one anchor per composite hash makes relays idempotent. */
     compositeHash: text('composite_hash').notNull().unique(),
     previousTxHash: text('previous_tx_hash').notNull(),
-    /** Stored and returned byte for byte. */
-    encryptedPayload: text('encrypted_payload').notNull(),
+    /** Stored and returned byte for byte; null once erased at the signer's request (their account was deleted). */
+    encryptedPayload: text('encrypted_payload'),
+    /** When the ciphertext and the attestation were erased with the account; the on-chain event stays. */
+    payloadErasedAt: timestamp('payload_erased_at', { withTimezone: true, precision: 3 }),
     userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
     /**
      * The service's attestation of the relaying account, set only when the relay sent the payload's salt (never
@@ -140,6 +142,11 @@ export const anchors = pgTable(
       'anchors_attestation_whole',
       sql`(${table.identityCommitment} IS NULL) = (${table.attestedTrust} IS NULL)
           AND (${table.identityCommitment} IS NULL) = (${table.attestedVerified} IS NULL)`,
+    ),
+    // A ciphertext is missing only because it was erased, and an erased one is gone for good.
+    check(
+      'anchors_payload_or_erased',
+      sql`(${table.encryptedPayload} IS NULL) = (${table.payloadErasedAt} IS NOT NULL)`,
     ),
   ],
 )
@@ -228,6 +235,22 @@ export const relayerDrains = pgTable(
 )
 
 /** Anchors created per user and calendar month (UTC); incremented in the anchor's own transaction. */
+/**
+ * This month's usage of deleted accounts, by the SHA-256 of their e-mail address: an account deleted and made again
+ * with the same address starts from what it had used (src/accounts/delete-account.ts). Rows of past months are
+ * removed with the next deletion.
+ */
+export const deletedAccountUsage = pgTable(
+  'deleted_account_usage',
+  {
+    emailHash: text('email_hash').notNull(),
+    /** First day of the month, `YYYY-MM-01`. */
+    period: text('period').notNull(),
+    used: integer('used').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.emailHash, table.period] })],
+)
+
 export const anchorUsage = pgTable(
   'anchor_usage',
   {

@@ -7,8 +7,10 @@ import { parseTxHashParam } from './tx-hash-param.ts'
 export interface IndexedChain {
   /** The requested anchor first, then its predecessors as the database links them, as far as it knows them. */
   chain: { txHash: Hash; compositeHash: Hash }[]
-  /** The stored ciphertext of the requested anchor; undefined when the database has no row for it. */
+  /** The stored ciphertext of the requested anchor; undefined when the database has no row for it or erased it. */
   encryptedPayload: string | undefined
+  /** The requested anchor's ciphertext was erased with its signer's account. */
+  payloadErased: boolean
   /** Anchors the database records as naming the requested one as their previous. */
   successors: Hash[]
   /** The attestation of every anchor above that has one, with the composite hash it was stored for. */
@@ -20,6 +22,7 @@ interface IndexRow {
   tx_hash: string
   composite_hash: string
   encrypted_payload: string | null
+  payload_erased: boolean
   identity_commitment: string | null
   attested_trust: string | null
   attested_verified: boolean | null
@@ -45,7 +48,13 @@ export async function readIndexedChain(
   const indexRows = await query<IndexRow>(
     `SELECT * FROM verify_index('${txHash}', ${limits.maxDepth}, ${limits.maxSuccessors})`,
   )
-  const indexed: IndexedChain = { chain: [], encryptedPayload: undefined, successors: [], attestations: new Map() }
+  const indexed: IndexedChain = {
+    chain: [],
+    encryptedPayload: undefined,
+    payloadErased: false,
+    successors: [],
+    attestations: new Map(),
+  }
   for (const row of indexRows) {
     if (row.identity_commitment !== null && row.attested_trust !== null && row.attested_verified !== null) {
       indexed.attestations.set(row.tx_hash as Hash, {
@@ -61,7 +70,10 @@ export async function readIndexedChain(
       indexed.successors.push(row.tx_hash as Hash)
       continue
     }
-    if (indexed.chain.length === 0) indexed.encryptedPayload = row.encrypted_payload ?? undefined
+    if (indexed.chain.length === 0) {
+      indexed.encryptedPayload = row.encrypted_payload ?? undefined
+      indexed.payloadErased = row.payload_erased
+    }
     indexed.chain.push({ txHash: row.tx_hash as Hash, compositeHash: row.composite_hash as Hash })
   }
   return indexed

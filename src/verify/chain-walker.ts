@@ -33,6 +33,8 @@ export interface VerifiedChain {
   successors: AttestedEntry[]
   /** Byte for byte as stored; null when the service holds none for this anchor. */
   encryptedPayload: string | null
+  /** The service erased this anchor's ciphertext at its signer's request (the account was deleted). */
+  payloadErased: boolean
 }
 
 /**
@@ -123,6 +125,7 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
     chain: chain.map(attested),
     successors: successors.map(attested),
     encryptedPayload: payloadMatches ? (indexed.encryptedPayload ?? null) : null,
+    payloadErased: payloadMatches && indexed.payloadErased,
   }
 }
 

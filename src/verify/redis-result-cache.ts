@@ -31,6 +31,10 @@ export class RedisResultCache implements SharedResultCache {
         : `${value.outcome}\n${value.freshUntil}\n\n${value.detail}`
     await this.#redis.set(this.#prefix + key, stored, 'PX', Math.max(1, Math.ceil(retainMs)))
   }
+
+  async delete(key: string): Promise<void> {
+    await this.#redis.del(this.#prefix + key)
+  }
 }
 
 function decode(stored: string): CachedResult | undefined {

@@ -27,6 +27,8 @@ export interface ResultCache {
   peek(key: string): CachedResult | undefined
   /** Keeps `value` for `retainMs` (its fresh time plus any stale-if-error time). */
   set(key: string, value: CachedResult, retainMs: number): Promise<void>
+  /** Forgets `key`, stale fallback included: what it held must not be served again (an erased ciphertext). */
+  delete(key: string): Promise<void>
 }
 
 /** A cache held elsewhere (Redis): nothing of it is in this process to peek at. */
@@ -50,5 +52,9 @@ export class LruResultCache implements ResultCache {
 
   async set(key: string, value: CachedResult, retainMs: number): Promise<void> {
     this.#entries.set(key, value, { ttl: retainMs })
+  }
+
+  async delete(key: string): Promise<void> {
+    this.#entries.delete(key)
   }
 }

@@ -49,4 +49,10 @@ export class TieredResultCache implements ResultCache {
     await this.#local.set(key, value, retainMs)
     await this.#shared.set(key, value, retainMs)
   }
+
+  /** Here and in Redis; another instance's local copy lives at most `maxCopyMs` longer. */
+  async delete(key: string): Promise<void> {
+    await this.#local.delete(key)
+    await this.#shared.delete(key)
+  }
 }

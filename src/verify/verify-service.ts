@@ -42,6 +42,20 @@ export class VerifyService {
   }
 
   /**
+   * Forgets what was answered for these transactions (their stored ciphertexts were erased): here and in a shared
+   * cache at once. A failure is logged, not thrown: the erasure itself is done, and every copy expires with its TTL.
+   */
+  async forget(txHashes: readonly Hash[]): Promise<void> {
+    for (const txHash of txHashes) {
+      try {
+        await this.#options.cache.delete(txHash)
+      } catch (error) {
+        this.#options.log.warn({ err: error }, 'verify cache entry not forgotten; it expires with its TTL')
+      }
+    }
+  }
+
+  /**
    * The verified answer for `txHash` (lower-case hex); one whose `freshUntil` has passed is a fallback served while
    * the chain is down. Rejects with AnchorNotFoundError or ChainTooDeepError (remembered for a few seconds), or with
    * ChainUnavailableError when there is nothing to serve.
@@ -112,6 +126,7 @@ function serializeVerified(txHash: Hash, verified: VerifiedChain): string {
     previousTxHash: anchor.previousTxHash,
     chain: verified.chain,
     encryptedPayload: verified.encryptedPayload,
+    payloadErased: verified.payloadErased,
     successors: verified.successors,
     attestation: anchor.attestation,
   })

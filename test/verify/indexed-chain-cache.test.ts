@@ -19,6 +19,7 @@ import { anchorChain, indexAnchors, payloadOf, randomHash } from './helpers/anch
 const emptyIndex = (): IndexedChain => ({
   chain: [],
   encryptedPayload: undefined,
+  payloadErased: false,
   successors: [],
   attestations: new Map(),
 })

@@ -117,7 +117,11 @@ describe('verify cache in Redis', () => {
     })
 
     it('serves an expired copy as the stale fallback while Redis fails, and fails with nothing held', async () => {
-      const failing = { get: () => Promise.reject(new Error('Redis is down')), set: async () => {} }
+      const failing = {
+        get: () => Promise.reject(new Error('Redis is down')),
+        set: async () => {},
+        delete: async () => {},
+      }
       const cache = new TieredResultCache(new LruResultCache(100), failing, { maxCopyMs: 60_000, now })
       await cache.set('0x05', verified('kept', clock + 1_000), 60_000)
       clock += 5_000

@@ -97,6 +97,7 @@ describe('GET /api/verify/:txHash', () => {
         previousTxHash: anchored[1]!.txHash,
         chain,
         encryptedPayload: payloadOf(tip),
+        payloadErased: false,
         successors: [],
         attestation: null,
       })
@@ -108,6 +109,7 @@ describe('GET /api/verify/:txHash', () => {
         'previousTxHash',
         'chain',
         'encryptedPayload',
+        'payloadErased',
         'successors',
         'attestation',
       ])

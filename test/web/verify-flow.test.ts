@@ -35,7 +35,7 @@ function entry(txHash: string, previousTxHash: string, composite = hash('cc')): 
 }
 
 function record(chain: ChainEntry[], encryptedPayload: string | null, successors: ChainEntry[] = []): VerifyRecord {
-  return { ...chain.at(-1)!, chain, encryptedPayload, successors }
+  return { ...chain.at(-1)!, chain, encryptedPayload, payloadErased: false, successors }
 }
 
 /** Answers every lookup with `answer`. */
@@ -150,6 +150,8 @@ describe('verifyLink', () => {
     })
     const bare = record([entry(tx, ZERO_TX_HASH)], null)
     expect((await verifyLink(link(key), answering({ kind: 'found', record: bare }))).kind).toBe('no-details')
+    const erased = { ...bare, payloadErased: true }
+    expect((await verifyLink(link(key), answering({ kind: 'found', record: erased }))).kind).toBe('erased')
   })
 
   it('passes the service’s other answers through, and asks nothing for a link without a hash', async () => {

@@ -1,11 +1,19 @@
-// The caller's own account: GET /api/account/export, everything the service holds about them as one JSON document
-// (src/accounts/account-export.ts), as data-protection law gives them the right to take with them.
+// The caller's own account, as data-protection law gives them the rights to it: GET /api/account/export, everything the
+// service holds about them as one JSON document (src/accounts/account-export.ts), and DELETE /api/account
+// (src/accounts/delete-account.ts).
 import { z } from 'zod'
 import { exportAccount } from '../../accounts/account-export.ts'
+import { deleteAccount } from '../../accounts/delete-account.ts'
 import type { AppInstance } from '../app-types.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
 
 const HOUR_MS = 3_600_000
+/**
+ * How recent a sign-in deleting the account needs: a token lives 24 hours, and one left on a shared machine or copied
+ * from a log must not be able to destroy the account and its data. Signing in again (a fresh e-mail code or provider
+ * sign-in) gives a token that can, for this long.
+ */
+export const RECENT_SIGN_IN_MS = 10 * 60_000
 /** Exports per user per hour: a document can be as large as the library (images included). */
 const EXPORTS_PER_HOUR = 10
 
@@ -47,7 +55,7 @@ export const AccountExportSchema = z.object({
       chainId: z.number().int(),
       status: z.string(),
       blockNumber: z.number().int().nullable(),
-      encryptedPayload: z.string(),
+      encryptedPayload: z.string().nullable(),
       attestation: z.object({ trust: z.string(), verified: z.boolean(), identityCommitment: z.string() }).nullable(),
       pdfSignature: z
         .object({ digest: z.string(), timestampTime: Timestamp, timestampAuthority: z.string() })
@@ -63,7 +71,7 @@ export const AccountExportSchema = z.object({
 })
 
 export async function accountRoutes(app: AppInstance): Promise<void> {
-  const { config, database } = app.deps
+  const { config, database, sessions } = app.deps
   app.addHook('onRequest', app.authenticate)
   const limitExports = app.limiter({
     name: 'account-export',
@@ -72,6 +80,44 @@ export async function accountRoutes(app: AppInstance): Promise<void> {
     what: 'account exports',
     key: (request) => request.user.id,
   })
+
+  app.delete(
+    '/api/account',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Delete your account (needs a sign-in of the last 10 minutes)',
+        description:
+          'Sessions, library, sign-in codes and the account go; the anchors stay on chain, their stored ciphertexts and ' +
+          'attestations erased (verification then says payloadErased). This month’s usage is kept for the address.',
+        security: [{ bearerAuth: [] }],
+        response: {
+          204: z.null().describe('Deleted'),
+          401: ProblemSchema,
+          403: ProblemSchema.describe('REAUTHENTICATION_REQUIRED: sign in again, then delete within 10 minutes'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const signedInAgo = Date.now() - request.user.issuedAt.getTime()
+      if (signedInAgo > RECENT_SIGN_IN_MS) {
+        throw new ProblemError(
+          403,
+          'REAUTHENTICATION_REQUIRED',
+          `Deleting the account needs a sign-in of the last ${RECENT_SIGN_IN_MS / 60_000} minutes: sign in again, then delete`,
+        )
+      }
+      const deleted = await deleteAccount(database.db, request.user.id)
+      if (!deleted) throw new ProblemError(401, 'UNAUTHENTICATED', 'The account no longer exists')
+      await sessions.forget(deleted.sessionIds, request.user.id)
+      await app.verify.forget(deleted.erasedTxHashes)
+      request.log.info(
+        { userId: request.user.id, sessions: deleted.sessionIds.length, erased: deleted.erasedTxHashes.length },
+        'account deleted at its owner’s request',
+      )
+      return reply.code(204).send(null)
+    },
+  )
 
   app.get(
     '/api/account/export',

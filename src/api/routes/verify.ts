@@ -86,6 +86,11 @@ const VerifyResponseSchema = z.object({
     .string()
     .nullable()
     .describe('Stored ciphertext, byte for byte; null when the service holds none'),
+  payloadErased: z
+    .boolean()
+    .describe(
+      'The ciphertext was erased at the signer’s request (their account was deleted); the chain still holds the anchor',
+    ),
   successors: z.array(ChainEntrySchema).describe('Confirmed anchors naming this one as their previous'),
   attestation: AttestationSchema,
 })

@@ -9,7 +9,8 @@ export interface AnchorRow {
   txHash: string
   compositeHash: string
   previousTxHash: string
-  encryptedPayload: string
+  /** Null once erased with its signer's account. */
+  encryptedPayload: string | null
   userId: string | null
   status: 'pending' | 'confirmed' | 'failed'
   blockNumber: number | null
@@ -87,7 +88,7 @@ function toAnchor(r: Record<string, unknown>): AnchorRow {
     txHash: String(r.tx_hash),
     compositeHash: String(r.composite_hash),
     previousTxHash: String(r.previous_tx_hash),
-    encryptedPayload: String(r.encrypted_payload),
+    encryptedPayload: r.encrypted_payload === null ? null : String(r.encrypted_payload),
     userId: r.user_id === null ? null : String(r.user_id),
     status: r.status as AnchorRow['status'],
     blockNumber: r.block_number === null ? null : Number(r.block_number),

@@ -101,6 +101,17 @@ export function verdictText(verdict: Verdict): VerdictText {
         retry: false,
         title: ['No signer details held'],
       }
+    case 'erased':
+      return {
+        tone: 'warn',
+        role: 'alert',
+        heading: 'Recorded on the blockchain; the signer’s details were erased at their request',
+        body: [
+          'This signature is on the blockchain, but the signer deleted their account with this verification service, which then erased the encrypted details it held, so this page cannot say who signed. Check the signed PDF below: it carries the details itself.',
+        ],
+        retry: false,
+        title: ['Signer details erased'],
+      }
     case 'unreadable':
       return {
         tone: 'bad',

@@ -28,6 +28,7 @@ export type Verdict =
   | { kind: 'missing-key'; record: VerifyRecord; malformed: boolean }
   /** Anchored on chain, but the service holds no encrypted details for it. */
   | { kind: 'no-details'; record: VerifyRecord }
+  | { kind: 'erased'; record: VerifyRecord }
   /** The details match the chain but are not a payload this page can read. */
   | { kind: 'unreadable'; record: VerifyRecord }
   | { kind: 'invalid-link' }
@@ -80,7 +81,7 @@ export async function verifyLink(link: LinkParts, api: ApiClient): Promise<Verdi
   }
   const { record } = answer
   if (!chainLinksUp(record, link.txHash)) return { kind: 'tampered', record, reason: 'broken-chain' }
-  if (record.encryptedPayload === null) return { kind: 'no-details', record }
+  if (record.encryptedPayload === null) return { kind: record.payloadErased ? 'erased' : 'no-details', record }
   if (!link.key) return { kind: 'missing-key', record, malformed: link.key === null }
 
   let plaintext: string

@@ -22,6 +22,8 @@ export interface VerifyRecord extends ChainEntry {
   /** First signature of the document to this one, inclusive. */
   chain: ChainEntry[]
   encryptedPayload: string | null
+  /** The service erased the ciphertext at the signer's request (their account was deleted). */
+  payloadErased: boolean
   successors: ChainEntry[]
 }
 
@@ -74,7 +76,9 @@ export function parseVerifyRecord(value: unknown): VerifyRecord | undefined {
   if (encryptedPayload !== null && (typeof encryptedPayload !== 'string' || !BASE64URL.test(encryptedPayload))) {
     return undefined
   }
-  return { ...head, chain, encryptedPayload, successors }
+  // A service that predates erasure does not say: it never erased anything.
+  const payloadErased = value.payloadErased === true && encryptedPayload === null
+  return { ...head, chain, encryptedPayload, payloadErased, successors }
 }
 
 /**

@@ -101,6 +101,11 @@ export interface AnchorClient {
   anchors(page?: { cursor?: string; limit?: number }, options?: CallOptions): Promise<AnchorPage>
   /** Everything the service holds about the user, as one document (rate-limited: a few an hour). */
   exportAccount(options?: CallOptions): Promise<AccountExport>
+  /**
+   * Deletes the user's account (403 `REAUTHENTICATION_REQUIRED` unless the token was issued in the last 10 minutes:
+   * sign in again first). The anchors stay on chain; their stored details are erased.
+   */
+  deleteAccount(options?: CallOptions): Promise<void>
   /** The public verification of a transaction: `0x` + 64 hex, or its 43-character base64url form. */
   verify(txHash: string, options?: CallOptions): Promise<VerifyResult>
   /** verify, with null for a transaction that anchors nothing (404 `ANCHOR_NOT_FOUND`): checkSignedPdf's `verify`. */
@@ -274,6 +279,8 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
       const query = search.size > 0 ? `?${search}` : ''
       return call(AnchorPageSchema, { method: 'GET', path: `/api/anchors${query}`, signal: callOptions?.signal })
     },
+    deleteAccount: (callOptions) =>
+      callNoContent({ method: 'DELETE', path: '/api/account', signal: callOptions?.signal }),
     exportAccount: (callOptions) =>
       call(AccountExportSchema, { method: 'GET', path: '/api/account/export', signal: callOptions?.signal }),
     verify: (txHash, callOptions) =>

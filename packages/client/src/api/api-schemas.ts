@@ -107,6 +107,8 @@ export const VerifySchema = z.object({
   ...ChainEntrySchema.shape,
   chain: z.array(ChainEntrySchema),
   encryptedPayload: z.string().nullable(),
+  /** The ciphertext was erased at the signer's request (their account was deleted). */
+  payloadErased: z.boolean(),
   successors: z.array(ChainEntrySchema),
 })
 
@@ -163,7 +165,7 @@ export const AccountExportSchema = z.object({
       ...AnchorStateSchema.omit({ status: true }).shape,
       status: z.string(),
       chainId: z.number().int(),
-      encryptedPayload: z.string(),
+      encryptedPayload: z.string().nullable(),
       attestation: z.object({ trust: z.string(), verified: z.boolean(), identityCommitment: z.string() }).nullable(),
       pdfSignature: z
         .object({ digest: z.string(), timestampTime: z.string(), timestampAuthority: z.string() })

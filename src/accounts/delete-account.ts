@@ -1,0 +1,74 @@
+// Deleting an account at its owner's request: the user, their sessions, sign-in and exchange codes, library and usage
+// go; their anchors' on-chain events cannot go (and hold no personal data: a hash, a previous hash, the relayer's
+// address), so the anchor rows stay for verification from the chain, with the ciphertext and the identity attestation
+// erased. This month's usage is kept under the SHA-256 of the address, so deleting and making the account again does
+// not reset its quota. One transaction: all of it happens, or none.
+import { createHash } from 'node:crypto'
+import { sql } from 'drizzle-orm'
+import type { Hash } from 'viem'
+import type { Database } from '../db/database.ts'
+import { rows } from '../db/sql-rows.ts'
+import { quotaPeriod } from '../relayer/outbox/reservations.ts'
+
+export interface DeletedAccount {
+  /** Its sessions, for the instances' caches of live ones to forget at once. */
+  sessionIds: string[]
+  /** Transactions whose stored ciphertext was erased: cached verifications of them must go too. */
+  erasedTxHashes: Hash[]
+}
+
+/** The key deleted accounts' usage is kept under: an address, lower-cased, hashed. */
+export function emailHash(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex')
+}
+
+/** Deletes the account; undefined when it was gone already. */
+export async function deleteAccount(
+  db: Database,
+  userId: string,
+  now = new Date(),
+): Promise<DeletedAccount | undefined> {
+  return db.transaction(async (tx) => {
+    const [user] = await rows<{ email: string }>(tx, sql`SELECT email FROM users WHERE id = ${userId} FOR UPDATE`)
+    if (!user) return undefined
+    const { period } = quotaPeriod(now)
+    await tx.execute(sql`DELETE FROM deleted_account_usage WHERE period < ${period}`)
+    await tx.execute(
+      sql`INSERT INTO deleted_account_usage (email_hash, period, used)
+          SELECT ${emailHash(user.email)}, period, used FROM anchor_usage WHERE user_id = ${userId} AND period = ${period}
+          ON CONFLICT (email_hash, period) DO UPDATE
+            SET used = GREATEST(deleted_account_usage.used, excluded.used)`,
+    )
+    const erased = await rows<{ tx_hash: string }>(
+      tx,
+      sql`UPDATE anchors
+          SET encrypted_payload = NULL, identity_commitment = NULL, attested_trust = NULL, attested_verified = NULL,
+              payload_erased_at = ${now.toISOString()}::timestamptz, updated_at = now()
+          WHERE user_id = ${userId} AND payload_erased_at IS NULL
+          RETURNING tx_hash`,
+    )
+    const sessions = await rows<{ id: string }>(tx, sql`SELECT id FROM sessions WHERE user_id = ${userId}`)
+    await tx.execute(sql`DELETE FROM magic_links WHERE email = ${user.email}`)
+    // Sessions, exchange codes, library items and usage go with the user (ON DELETE CASCADE); the anchors stay, their
+    // user_id set to null.
+    await tx.execute(sql`DELETE FROM users WHERE id = ${userId}`)
+    return {
+      sessionIds: sessions.map((session) => String(session.id)),
+      erasedTxHashes: erased.map((row) => row.tx_hash as Hash).filter((hash) => hash.startsWith('0x')),
+    }
+  })
+}
+
+/**
+ * What a new account of `email` starts this month from: the usage its deleted predecessor left, if any. Runs at
+ * every sign-in; an account that has a usage row already keeps its own.
+ */
+export async function carryOverUsage(db: Database, userId: string, email: string, now = new Date()): Promise<void> {
+  const { period } = quotaPeriod(now)
+  await db.execute(
+    sql`INSERT INTO anchor_usage (user_id, period, used)
+        SELECT ${userId}, period, used FROM deleted_account_usage
+        WHERE email_hash = ${emailHash(email)} AND period = ${period}
+        ON CONFLICT (user_id, period) DO NOTHING`,
+  )
+}
