@@ -60,7 +60,8 @@ export async function exportAccount(
   return db.transaction(async (tx) => {
     const [user] = await rows(
       tx,
-      sql`SELECT id, email, name, auth_provider, plan, ${iso('created_at')} AS created_at FROM users WHERE id = ${userId}`,
+      sql`SELECT id, email, name, auth_provider, plan, monthly_limit, ${iso('created_at')} AS created_at
+        FROM users WHERE id = ${userId}`,
     )
     if (!user) return undefined
     const { period } = quotaPeriod(now)
@@ -74,7 +75,11 @@ export async function exportAccount(
         authProvider: String(user.auth_provider),
         plan: String(user.plan),
         createdAt: String(user.created_at),
-        usage: { period, used: Number(usage?.used ?? 0), limit: limitOf(String(user.plan)) },
+        usage: {
+          period,
+          used: Number(usage?.used ?? 0),
+          limit: user.monthly_limit === null ? limitOf(String(user.plan)) : Number(user.monthly_limit),
+        },
       },
       sessions: await exportedSessions(tx, userId),
       anchors: await exportedAnchors(tx, userId),

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { Hash } from 'viem'
 import type { Database } from '../db/database.ts'
-import { rows } from '../db/sql-rows.ts'
+import { type Executor, rows } from '../db/sql-rows.ts'
 import { quotaPeriod } from '../relayer/outbox/reservations.ts'
 
 export interface DeletedAccount {
@@ -22,15 +22,17 @@ export function emailHash(email: string): string {
   return createHash('sha256').update(email.trim().toLowerCase()).digest('hex')
 }
 
-/** Deletes the account; undefined when it was gone already. */
+/** Deletes the account; undefined when it was gone already. `alongside` runs first in the same transaction (an audit). */
 export async function deleteAccount(
   db: Database,
   userId: string,
   now = new Date(),
+  alongside?: (tx: Executor) => Promise<void>,
 ): Promise<DeletedAccount | undefined> {
   return db.transaction(async (tx) => {
     const [user] = await rows<{ email: string }>(tx, sql`SELECT email FROM users WHERE id = ${userId} FOR UPDATE`)
     if (!user) return undefined
+    await alongside?.(tx)
     const { period } = quotaPeriod(now)
     await tx.execute(sql`DELETE FROM deleted_account_usage WHERE period < ${period}`)
     await tx.execute(

@@ -1,8 +1,10 @@
 // The guard of protected routes: a valid HS256 bearer token whose session is live, else 401 UNAUTHENTICATED.
+
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidTokenError, type JwtSettings, type TrustProvider, verifyToken } from '../auth/jwt.ts'
 import type { SessionChecker } from '../auth/sessions.ts'
 import { ProblemError } from './problem.ts'
+import { accountBlocked } from './routes/auth-sign-in.ts'
 
 export interface AuthenticatedUser {
   id: string
@@ -37,9 +39,9 @@ export function createAuthenticate(jwt: JwtSettings, sessionChecker: SessionChec
       if (error instanceof InvalidTokenError) throw unauthenticated('The token is invalid or expired')
       throw error
     }
-    if (!(await sessionChecker.isActive(claims.sid, claims.sub))) {
-      throw unauthenticated('The session has ended; sign in again')
-    }
+    const state = await sessionChecker.state(claims.sid, claims.sub)
+    if (state === 'ended') throw unauthenticated('The session has ended; sign in again')
+    if (state === 'blocked') throw accountBlocked()
     request.user = {
       id: claims.sub,
       email: claims.email,

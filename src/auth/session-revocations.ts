@@ -40,7 +40,7 @@ export class SessionRevocations {
   }
 
   async announce(key: string): Promise<void> {
-    await this.redis.publish(CHANNEL, key).catch((error: Error) => {
+    await announceEndedSession(this.redis, key).catch((error: Error) => {
       this.log.warn({ err: error.message }, 'session revocation not announced; other instances may lag')
     })
   }
@@ -48,4 +48,9 @@ export class SessionRevocations {
   close(): void {
     this.subscriber.disconnect()
   }
+}
+
+/** Tells every instance subscribed on `redis` to drop the session named `key` (sessions.ts `cacheKey`). */
+export async function announceEndedSession(redis: Pick<Redis, 'publish'>, key: string): Promise<void> {
+  await redis.publish(CHANNEL, key)
 }

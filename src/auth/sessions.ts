@@ -5,7 +5,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 import { LRUCache } from 'lru-cache'
 import type { Database } from '../db/database.ts'
-import { sessions } from '../db/schema.ts'
+import { sessions, users } from '../db/schema.ts'
 import { type IssuedToken, issueToken, type JwtSettings, type TrustProvider } from './jwt.ts'
 import { SessionRevocations } from './session-revocations.ts'
 
@@ -59,12 +59,14 @@ export class SessionChecker {
     await this.revocations.start()
   }
 
-  async isActive(sessionId: string, userId: string, now = new Date()): Promise<boolean> {
+  /** `active`, `ended` (revoked, expired, deleted) or `blocked` (the account is, by an operator). */
+  async state(sessionId: string, userId: string, now = new Date()): Promise<'active' | 'ended' | 'blocked'> {
     const key = cacheKey(sessionId, userId)
-    if (this.live.get(key)) return true
+    if (this.live.get(key)) return 'active'
     const [row] = await this.db
-      .select({ id: sessions.id })
+      .select({ blockedAt: users.blockedAt })
       .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
       .where(
         and(
           eq(sessions.id, sessionId),
@@ -74,9 +76,10 @@ export class SessionChecker {
         ),
       )
       .limit(1)
-    if (!row) return false
+    if (!row) return 'ended'
+    if (row.blockedAt) return 'blocked'
     this.live.set(key, true)
-    return true
+    return 'active'
   }
 
   async revoke(sessionId: string, userId: string): Promise<void> {
@@ -103,6 +106,7 @@ export class SessionChecker {
   }
 }
 
-function cacheKey(sessionId: string, userId: string): string {
+/** How a session is named in the cache of live ones, and in the announcements of ended ones. */
+export function cacheKey(sessionId: string, userId: string): string {
   return `${userId}:${sessionId}`
 }

@@ -13,6 +13,10 @@ export interface PublicUser {
   name: string | null
   authProvider: string
   plan: string
+  /** An operator's monthly limit for this user alone; null: the plan's. */
+  monthlyLimit: number | null
+  /** When an operator blocked the account; null when it is not blocked. */
+  blockedAt: Date | null
 }
 
 export interface SignInIdentity {
@@ -30,6 +34,8 @@ const publicColumns = {
   name: users.name,
   authProvider: users.authProvider,
   plan: users.plan,
+  monthlyLimit: users.monthlyLimit,
+  blockedAt: users.blockedAt,
 }
 
 export function normalizeEmail(email: string): string {

@@ -7,6 +7,7 @@ import {
   doublePrecision,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   text,
@@ -32,9 +33,32 @@ export const users = pgTable('users', {
   walletAddress: text('wallet_address').unique(),
   anchorCount: integer('anchor_count').notNull().default(0),
   plan: text('plan').notNull().default('free'),
+  /** Anchors per month for this user alone, set by an operator; null: the plan's. */
+  monthlyLimit: integer('monthly_limit'),
+  /** Set by an operator: the account cannot sign in, and its sessions answer 403 ACCOUNT_BLOCKED. */
+  blockedAt: timestamp('blocked_at', { withTimezone: true, precision: 3 }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 })
+
+/**
+ * Every operator action on an account (`npm run admin`): what, on whom, the state before and after, when, by whom.
+ * No foreign key: the record outlives a deleted account.
+ */
+export const operatorAudit = pgTable(
+  'operator_audit',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    at: timestamp('at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    operator: text('operator').notNull(),
+    action: text('action').notNull(),
+    userId: uuid('user_id').notNull(),
+    userEmail: text('user_email').notNull(),
+    before: jsonb('before'),
+    after: jsonb('after'),
+  },
+  (table) => [index('operator_audit_user_idx').on(table.userId, table.at)],
+)
 
 export const sessions = pgTable(
   'sessions',

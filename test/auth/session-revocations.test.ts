@@ -51,18 +51,18 @@ describe('session revocations across instances', () => {
   it('evicts a session another instance revoked, at once', async () => {
     const [a, b] = [await instance(true), await instance(true)]
     const { sessionId, userId } = await newSession()
-    expect(await a.isActive(sessionId, userId)).toBe(true)
+    expect(await a.state(sessionId, userId)).toBe('active')
     await b.revoke(sessionId, userId)
-    await expect.poll(() => a.isActive(sessionId, userId), { timeout: 2_000, interval: 20 }).toBe(false)
+    await expect.poll(() => a.state(sessionId, userId), { timeout: 2_000, interval: 20 }).toBe('ended')
   })
 
   it('without a shared Redis, another instance trusts its cache until the entry expires', async () => {
     const [a, b] = [await instance(false), await instance(false)]
     const { sessionId, userId } = await newSession()
-    expect(await a.isActive(sessionId, userId)).toBe(true)
+    expect(await a.state(sessionId, userId)).toBe('active')
     await b.revoke(sessionId, userId)
     await new Promise((resolve) => setTimeout(resolve, 300))
-    expect(await a.isActive(sessionId, userId)).toBe(true)
-    expect(await b.isActive(sessionId, userId)).toBe(false)
+    expect(await a.state(sessionId, userId)).toBe('active')
+    expect(await b.state(sessionId, userId)).toBe('ended')
   })
 })

@@ -18,7 +18,12 @@ import type { SignIn } from './auth-sign-in.ts'
 const PROVIDERS: OAuthProviderName[] = ['google', 'microsoft']
 
 /** Every `?error=` value the app can receive. */
-type DeepLinkError = OAuthError['code'] | 'provider_not_configured' | 'invalid_state' | 'server_error'
+type DeepLinkError =
+  | OAuthError['code']
+  | 'provider_not_configured'
+  | 'invalid_state'
+  | 'server_error'
+  | 'account_blocked'
 
 const BASE64URL_43 = /^[A-Za-z0-9_-]{43}$/
 
@@ -129,6 +134,7 @@ export function authOAuthRoutes(app: AppInstance, deps: OAuthSignInDependencies)
           { email: identity.email, provider, providerId: identity.subject, name: identity.name },
           config.defaultPlan,
         )
+        if (user.blockedAt) return fail(reply, 'account_blocked')
         if (flow.appCodeChallenge !== null) {
           const code = await createExchangeCode(
             db,

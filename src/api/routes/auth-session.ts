@@ -36,7 +36,7 @@ export async function authSessionRoutes(app: AppInstance): Promise<void> {
     async (request) => {
       const user = await findUser(db, request.user.id)
       if (!user) throw new ProblemError(401, 'UNAUTHENTICATED', 'The account no longer exists')
-      const limit = config.plans[user.plan] ?? config.plans[config.defaultPlan] ?? 0
+      const limit = user.monthlyLimit ?? config.plans[user.plan] ?? config.plans[config.defaultPlan] ?? 0
       return { user, usage: await monthlyUsage(db, user.id, limit) }
     },
   )

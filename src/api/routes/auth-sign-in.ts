@@ -4,6 +4,7 @@ import type { TrustProvider } from '../../auth/jwt.ts'
 import { startSession } from '../../auth/sessions.ts'
 import type { PublicUser } from '../../auth/users.ts'
 import type { AppInstance } from '../app-types.ts'
+import { ProblemError } from '../problem.ts'
 
 export interface SignInResult {
   token: string
@@ -23,8 +24,14 @@ export function createSignIn(app: AppInstance): SignIn {
     registers: [metrics.registry],
   })
   return async (user, trust) => {
+    if (user.blockedAt) throw accountBlocked()
     const session = await startSession(database.db, jwt, { id: user.id, email: user.email }, trust)
     signIns.inc({ provider: trust })
     return { token: session.token, expiresAt: session.expiresAt.toISOString(), user }
   }
+}
+
+/** A blocked account, refused at sign-in and on every route that needs a session. */
+export function accountBlocked(): ProblemError {
+  return new ProblemError(403, 'ACCOUNT_BLOCKED', 'This account is blocked; contact the service’s operator')
 }

@@ -1,0 +1,201 @@
+// `npm run admin -- users …` against the service's database while it runs: every action takes effect at the service's
+// next request (a block at once, announced through Redis to the instance's session cache), is audited with the state
+// before and after and the operator's name, and bad input changes nothing.
+import { createHash, randomBytes } from 'node:crypto'
+import { PassThrough } from 'node:stream'
+import { sql } from 'drizzle-orm'
+import type { FastifyBaseLogger } from 'fastify'
+import { Redis } from 'ioredis'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type AdminTarget, runAdminCommand } from '../../src/admin/admin-command.ts'
+import { buildApp } from '../../src/api/app.ts'
+import type { AppInstance } from '../../src/api/app-types.ts'
+import { createExchangeCode } from '../../src/auth/exchange-codes.ts'
+import { announceEndedSession } from '../../src/auth/session-revocations.ts'
+import { cacheKey } from '../../src/auth/sessions.ts'
+import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
+import { newBody, postRelay, query } from '../relay/relay-helpers.ts'
+
+const REDIS_URL = 'redis://127.0.0.1:6379'
+
+let t: TestApp
+/** A second instance of the service on the same database and Redis, with its own cache of live sessions. */
+let second: AppInstance
+let redis: Redis
+let user: SignedInUser
+
+beforeAll(async () => {
+  t = await createTestApp({
+    env: {
+      REDIS_URL,
+      VERIFY_REDIS_KEY_PREFIX: `admin-test-${randomBytes(4).toString('hex')}:`,
+      PLANS: 'free:100,pro:1000',
+      RELAY_MONITOR_INTERVAL_MS: '0',
+      RELAY_WAIT_MS: '5000',
+    },
+  })
+  second = await buildApp({
+    config: t.config,
+    database: t.database.handle,
+    chain: t.chain,
+    logger: pino({ level: 'silent' }) as FastifyBaseLogger,
+  })
+  await second.ready()
+  redis = new Redis(REDIS_URL)
+  user = await signInTestUser(t)
+})
+afterAll(async () => {
+  await second?.close()
+  redis?.disconnect()
+  await t?.close()
+})
+
+/** Runs the command on the running service's database, announcing on the Redis the service listens to. */
+async function admin(...argv: string[]) {
+  const stdout = new PassThrough()
+  const stderr = new PassThrough()
+  let out = ''
+  let err = ''
+  stdout.on('data', (chunk) => (out += chunk))
+  stderr.on('data', (chunk) => (err += chunk))
+  const target: AdminTarget = {
+    db: t.database.handle.db,
+    plans: { free: 100, pro: 1000 },
+    defaultPlan: 'free',
+    async announceEnded(userId, sessionIds) {
+      for (const sessionId of sessionIds) await announceEndedSession(redis, cacheKey(sessionId, userId))
+    },
+    close: async () => {},
+  }
+  const code = await runAdminCommand(argv, { stdout, stderr, open: async () => target })
+  return { code, stdout: out, stderr: err }
+}
+
+const me = (headers = user.headers, app: AppInstance = t.app) =>
+  app.inject({ method: 'GET', url: '/api/auth/me', headers })
+const audits = async () =>
+  (await query(
+    t.database.handle.db,
+    sql`SELECT operator, action, before, after FROM operator_audit WHERE user_id = ${user.id} ORDER BY at, id`,
+  )) as { operator: string; action: string; before: Record<string, unknown>; after: Record<string, unknown> | null }[]
+
+describe('npm run admin -- users', () => {
+  it('shows an account by e-mail or id', async () => {
+    expect((await postRelay(t.app, user.headers, newBody())).statusCode).toBe(201)
+    const shown = await admin('users', 'show', user.email.toUpperCase())
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toContain(`${user.email}  ${user.id}`)
+    expect(shown.stdout).toMatch(/usage {5}1 of 100 \(plan\)/)
+    const json = JSON.parse((await admin('users', 'show', user.id, '--json')).stdout)
+    expect(json).toMatchObject({
+      id: user.id,
+      plan: 'free',
+      monthlyLimit: null,
+      blockedAt: null,
+      liveSessions: 1,
+      anchors: { confirmed: 1 },
+      usage: { used: 1, limit: 100 },
+    })
+  })
+
+  it('sets the plan and a limit of the user’s own, in force at the next relay', async () => {
+    expect((await admin('users', 'plan', user.email, 'pro', '--operator', 'ada')).code).toBe(0)
+    expect((await me()).json().usage.limit).toBe(1000)
+    expect((await admin('users', 'limit', user.email, '2', '--operator', 'ada')).code).toBe(0)
+    expect((await me()).json().usage.limit).toBe(2)
+    expect((await postRelay(t.app, user.headers, newBody())).statusCode).toBe(201)
+    const over = await postRelay(t.app, user.headers, newBody())
+    expect(over.statusCode).toBe(429)
+    expect(over.json()).toMatchObject({ code: 'QUOTA_EXCEEDED', limit: 2, used: 2 })
+    expect((await admin('users', 'limit', user.email, 'plan', '--operator', 'ada')).code).toBe(0)
+    expect((await postRelay(t.app, user.headers, newBody())).statusCode).toBe(201)
+  })
+
+  it('blocks at once on every instance (sign-in and every session answer 403 ACCOUNT_BLOCKED) and unblocks', async () => {
+    // The session is now in both instances' caches of live ones, which they trust for 5 s.
+    expect((await me()).statusCode).toBe(200)
+    expect((await me(user.headers, second)).statusCode).toBe(200)
+    expect((await admin('users', 'block', user.email, '--operator', 'grace')).code).toBe(0)
+    await expect.poll(async () => (await me()).statusCode, { timeout: 2_000, interval: 20 }).toBe(403)
+    await expect
+      .poll(async () => (await me(user.headers, second)).statusCode, { timeout: 2_000, interval: 20 })
+      .toBe(403)
+    expect((await me()).json().code).toBe('ACCOUNT_BLOCKED')
+    expect((await postRelay(t.app, user.headers, newBody())).json().code).toBe('ACCOUNT_BLOCKED')
+    // A sign-in completing now (an OAuth exchange) is refused too.
+    const verifier = randomBytes(32).toString('base64url')
+    const codeChallenge = createHash('sha256').update(verifier).digest('base64url')
+    const code = await createExchangeCode(t.database.handle.db, { userId: user.id, trust: 'google', codeChallenge }, 60)
+    const exchanged = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/exchange',
+      payload: { code, code_verifier: verifier },
+    })
+    expect(exchanged.statusCode).toBe(403)
+    expect(exchanged.json().code).toBe('ACCOUNT_BLOCKED')
+
+    expect((await admin('users', 'unblock', user.email, '--operator', 'grace')).code).toBe(0)
+    expect((await me()).statusCode).toBe(200)
+    expect((await me(user.headers, second)).statusCode).toBe(200)
+  })
+
+  it('revokes every session at once, and deletes the account', async () => {
+    expect((await me(user.headers, second)).statusCode).toBe(200)
+    expect((await admin('users', 'revoke-sessions', user.id, '--operator', 'grace')).code).toBe(0)
+    await expect.poll(async () => (await me()).statusCode, { timeout: 2_000, interval: 20 }).toBe(401)
+    await expect
+      .poll(async () => (await me(user.headers, second)).statusCode, { timeout: 2_000, interval: 20 })
+      .toBe(401)
+    const again = await signInTestUser(t, user.email)
+    expect((await me(again.headers)).statusCode).toBe(200)
+    expect((await admin('users', 'delete', user.email, '--operator', 'grace')).code).toBe(0)
+    await expect.poll(async () => (await me(again.headers)).statusCode, { timeout: 2_000, interval: 20 }).toBe(401)
+    expect((await admin('users', 'show', user.email)).code).toBe(1)
+  })
+
+  it('recorded every change: what, before and after, by whom', async () => {
+    const records = await audits()
+    expect(records.map((r) => [r.action, r.operator])).toEqual([
+      ['plan', 'ada'],
+      ['limit', 'ada'],
+      ['limit', 'ada'],
+      ['block', 'grace'],
+      ['unblock', 'grace'],
+      ['revoke-sessions', 'grace'],
+      ['delete', 'grace'],
+    ])
+    expect(records[0]).toMatchObject({ before: { plan: 'free' }, after: { plan: 'pro' } })
+    expect(records[1]).toMatchObject({ before: { monthlyLimit: null }, after: { monthlyLimit: 2 } })
+    expect(records[3]!.after).toMatchObject({ blockedAt: expect.stringMatching(/Z$/) })
+    expect(records[5]).toMatchObject({ before: { liveSessions: 1 }, after: { liveSessions: 0 } })
+    expect(records[6]).toMatchObject({ before: { plan: 'pro' }, after: null })
+  })
+
+  it('refuses bad input with exit 2 and the usage, and changes nothing', async () => {
+    const someone = await signInTestUser(t)
+    for (const argv of [
+      ['accounts', 'show', someone.email],
+      ['users', 'promote', someone.email, '--operator', 'x'],
+      ['users', 'plan', someone.email, 'platinum', '--operator', 'x'],
+      ['users', 'plan', someone.email],
+      ['users', 'limit', someone.email, '-1', '--operator', 'x'],
+      ['users', 'limit', someone.email, '1.5', '--operator', 'x'],
+      ['users', 'block', someone.email],
+      ['users', 'block', someone.email, 'now', '--operator', 'x'],
+      ['users', 'block', someone.email, '--operatr', 'x'],
+    ]) {
+      const run = await admin(...argv)
+      expect(run.code, argv.join(' ')).toBe(2)
+      expect(run.stderr, argv.join(' ')).toMatch(/^admin: /)
+    }
+    expect((await admin('users', 'block', 'nobody@example.com', '--operator', 'x')).code).toBe(1)
+    const [row] = await query(
+      t.database.handle.db,
+      sql`SELECT plan, monthly_limit, blocked_at, (SELECT count(*) FROM operator_audit WHERE user_id = ${someone.id}) AS audits
+          FROM users WHERE id = ${someone.id}`,
+    )
+    expect(row).toMatchObject({ plan: 'free', monthly_limit: null, blocked_at: null })
+    expect(Number((row as { audits: unknown }).audits)).toBe(0)
+  })
+})
