@@ -30,7 +30,13 @@ import { startTestChain, type TestChain, testChainContext } from '../helpers/anv
 import { testConfig } from '../helpers/app.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
 import { launchChromium, type OpenedPage, openPage } from './helpers/chromium.ts'
-import { anchorRequest, replaceStoredPayload, type Signature, sign } from './helpers/signed-chain.ts'
+import {
+  anchorRequest,
+  eraseStoredPayload,
+  replaceStoredPayload,
+  type Signature,
+  sign,
+} from './helpers/signed-chain.ts'
 import { type StaticServer, startStaticServer } from './helpers/static-server.ts'
 
 const EXPLORER = 'https://explorer.example/tx/{txHash}'
@@ -548,6 +554,23 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       const page = await open(unindexed.qrUrl(base))
       expect(await page.locator('#verdict').getAttribute('data-state')).toBe('no-details')
       expect(await page.locator('#chain-title ~ ol.chain > li').count()).toBe(1)
+    })
+
+    it('says the signer’s details were erased at their request when the signer deleted their account', async () => {
+      const erased = await sign(testChain, database.handle.db, {
+        documentHash: 'cd'.repeat(32),
+        signer: { type: 'individual', name: 'Barbara Liskov', email: 'liskov@example.org' },
+        timestamp: NOW,
+      })
+      await eraseStoredPayload(database.handle.db, erased.txHash)
+      const page = await open(erased.qrUrl(base))
+      const verdict = page.locator('#verdict')
+      expect(await verdict.getAttribute('data-state')).toBe('erased')
+      expect(await text(page, 'h1')).toBe(
+        'Recorded on the blockchain; the signer’s details were erased at their request',
+      )
+      expect(await page.locator('#verdict p').textContent()).toContain('deleted their account')
+      expect(await page.content()).not.toContain('Barbara Liskov')
     })
 
     it('says no signature is found for an unknown transaction', async () => {

@@ -141,3 +141,17 @@ export async function sign(
 export async function replaceStoredPayload(db: Database, txHash: Hash, encryptedPayload: string): Promise<void> {
   await db.update(anchors).set({ encryptedPayload }).where(eq(anchors.txHash, txHash))
 }
+
+/** Erases the stored ciphertext and attestation as deleting the signer's account does (src/accounts/delete-account.ts). */
+export async function eraseStoredPayload(db: Database, txHash: Hash): Promise<void> {
+  await db
+    .update(anchors)
+    .set({
+      encryptedPayload: null,
+      identityCommitment: null,
+      attestedTrust: null,
+      attestedVerified: null,
+      payloadErasedAt: new Date(),
+    })
+    .where(eq(anchors.txHash, txHash))
+}
