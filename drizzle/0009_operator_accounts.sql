@@ -30,8 +30,10 @@ BEGIN
     v_user := (v_item->>'userId')::uuid;
     v_period := v_item->>'period';
     outcome := NULL; anchor_id := NULL; nonce := NULL; quota_used := NULL;
+    -- FOR KEY SHARE: the user's row is locked before its usage row, in the order an account's deletion locks them
+    -- (users, then the cascade to anchor_usage), so a relay and a deletion wait for each other instead of deadlocking.
     SELECT COALESCE(u.monthly_limit, (p_plans ->> u.plan)::integer, p_default_limit) INTO quota_limit
-    FROM users u WHERE u.id = v_user;
+    FROM users u WHERE u.id = v_user FOR KEY SHARE;
     IF NOT FOUND THEN
       -- The user was deleted since the request signed in.
       outcome := 'no_user';

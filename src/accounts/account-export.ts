@@ -1,7 +1,7 @@
 // Everything the service holds about one user, as one document (GET /api/account/export): the account with its plan
 // and this month's usage, its sessions (never their tokens: only a hash is stored, and even that stays here), its
 // anchors with their ciphertexts, attestations and PDF signatures, and its library with the deletion markers.
-// Read in one transaction, so the parts agree with one another.
+// Read in one repeatable-read transaction, one snapshot, so the parts agree with one another.
 import { sql } from 'drizzle-orm'
 import type { Database } from '../db/database.ts'
 import { type Executor, rows } from '../db/sql-rows.ts'
@@ -12,6 +12,9 @@ const ISO_MS = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`)
 /** A timestamptz column as ISO 8601 UTC with milliseconds, or null. */
 const iso = (column: string) => sql`to_char(${sql.raw(column)} AT TIME ZONE 'UTC', ${ISO_MS})`
 
+/** One snapshot for every statement of the export (READ COMMITTED would take one per statement). */
+const SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } as const
+
 export interface AccountExport {
   exportedAt: string
   account: {
@@ -19,10 +22,19 @@ export interface AccountExport {
     email: string
     name: string | null
     authProvider: string
+    /** The provider's subject for this account (Google's or Microsoft's id of the user); null for e-mail only. */
+    providerId: string | null
     plan: string
+    /** An operator's monthly limit for this account alone; null: the plan's. */
+    monthlyLimit: number | null
+    blockedAt: string | null
     createdAt: string
     usage: { period: string; used: number; limit: number }
+    /** Anchors counted in each month, the current one included. */
+    usageHistory: { period: string; used: number }[]
   }
+  /** What operators did to the account (the operator's own name is theirs, not the user's, and stays out). */
+  operatorActions: { at: string; action: string; before: unknown; after: unknown }[]
   sessions: { id: string; provider: string; createdAt: string; expiresAt: string; revokedAt: string | null }[]
   anchors: ExportedAnchor[]
   library: {
@@ -60,12 +72,20 @@ export async function exportAccount(
   return db.transaction(async (tx) => {
     const [user] = await rows(
       tx,
-      sql`SELECT id, email, name, auth_provider, plan, monthly_limit, ${iso('created_at')} AS created_at
+      sql`SELECT id, email, name, auth_provider, provider_id, plan, monthly_limit, ${iso('blocked_at')} AS blocked_at,
+          ${iso('created_at')} AS created_at
         FROM users WHERE id = ${userId}`,
     )
     if (!user) return undefined
     const { period } = quotaPeriod(now)
-    const [usage] = await rows(tx, sql`SELECT used FROM anchor_usage WHERE user_id = ${userId} AND period = ${period}`)
+    const usageHistory = await rows<{ period: string; used: number }>(
+      tx,
+      sql`SELECT period, used FROM anchor_usage WHERE user_id = ${userId} ORDER BY period`,
+    )
+    const actions = await rows(
+      tx,
+      sql`SELECT ${iso('at')} AS at, action, before, after FROM operator_audit WHERE user_id = ${userId} ORDER BY at, id`,
+    )
     return {
       exportedAt: now.toISOString(),
       account: {
@@ -73,19 +93,29 @@ export async function exportAccount(
         email: String(user.email),
         name: user.name === null ? null : String(user.name),
         authProvider: String(user.auth_provider),
+        providerId: user.provider_id === null ? null : String(user.provider_id),
         plan: String(user.plan),
+        monthlyLimit: user.monthly_limit === null ? null : Number(user.monthly_limit),
+        blockedAt: user.blocked_at === null ? null : String(user.blocked_at),
         createdAt: String(user.created_at),
         usage: {
           period,
-          used: Number(usage?.used ?? 0),
+          used: Number(usageHistory.find((month) => month.period === period)?.used ?? 0),
           limit: user.monthly_limit === null ? limitOf(String(user.plan)) : Number(user.monthly_limit),
         },
+        usageHistory: usageHistory.map((month) => ({ period: String(month.period), used: Number(month.used) })),
       },
+      operatorActions: actions.map((row) => ({
+        at: String(row.at),
+        action: String(row.action),
+        before: row.before,
+        after: row.after,
+      })),
       sessions: await exportedSessions(tx, userId),
       anchors: await exportedAnchors(tx, userId),
       library: await exportedLibrary(tx, userId),
     }
-  })
+  }, SNAPSHOT)
 }
 
 async function exportedSessions(db: Executor, userId: string): Promise<AccountExport['sessions']> {

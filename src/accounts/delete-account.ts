@@ -2,7 +2,8 @@
 // go; their anchors' on-chain events cannot go (and hold no personal data: a hash, a previous hash, the relayer's
 // address), so the anchor rows stay for verification from the chain, with the ciphertext and the identity attestation
 // erased. This month's usage is kept under the SHA-256 of the address, so deleting and making the account again does
-// not reset its quota. One transaction: all of it happens, or none.
+// not reset its quota (deleteExpiredDeletedUsage, run by the periodic sign-in cleanup, drops past months). One
+// transaction: all of it happens, or none.
 import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { Hash } from 'viem'
@@ -34,7 +35,6 @@ export async function deleteAccount(
     if (!user) return undefined
     await alongside?.(tx)
     const { period } = quotaPeriod(now)
-    await tx.execute(sql`DELETE FROM deleted_account_usage WHERE period < ${period}`)
     await tx.execute(
       sql`INSERT INTO deleted_account_usage (email_hash, period, used)
           SELECT ${emailHash(user.email)}, period, used FROM anchor_usage WHERE user_id = ${userId} AND period = ${period}
@@ -51,6 +51,8 @@ export async function deleteAccount(
     )
     const sessions = await rows<{ id: string }>(tx, sql`SELECT id FROM sessions WHERE user_id = ${userId}`)
     await tx.execute(sql`DELETE FROM magic_links WHERE email = ${user.email}`)
+    // The operators' records of the account stay (they are the operators' log), under the address's hash only.
+    await tx.execute(sql`UPDATE operator_audit SET user_email = ${emailHash(user.email)} WHERE user_id = ${userId}`)
     // Sessions, exchange codes, library items and usage go with the user (ON DELETE CASCADE); the anchors stay, their
     // user_id set to null.
     await tx.execute(sql`DELETE FROM users WHERE id = ${userId}`)
@@ -73,4 +75,9 @@ export async function carryOverUsage(db: Database, userId: string, email: string
         WHERE email_hash = ${emailHash(email)} AND period = ${period}
         ON CONFLICT (user_id, period) DO NOTHING`,
   )
+}
+
+/** Deleted accounts' usage of past months: what quota it held has reset, so the address's hash goes too. */
+export async function deleteExpiredDeletedUsage(db: Database, now = new Date()): Promise<void> {
+  await db.execute(sql`DELETE FROM deleted_account_usage WHERE period < ${quotaPeriod(now).period}`)
 }

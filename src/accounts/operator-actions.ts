@@ -41,6 +41,8 @@ export interface ChangeOutcome {
   after: AccountState | null
   /** Sessions the change ended or made unusable: to be evicted from every instance's cache. */
   ended: string[]
+  /** Transactions whose stored ciphertext the change erased (a deletion): cached verifications must go. */
+  erased: string[]
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -131,7 +133,7 @@ export async function changeAccount(
     }
     const after = (await lockedState(tx, userId))!.state
     await audit(tx, { operator, action: change.action, userId, email: before.email, before: before.state, after })
-    return { userId, email: before.email, before: before.state, after, ended }
+    return { userId, email: before.email, before: before.state, after, ended, erased: [] }
   })
 }
 
@@ -142,7 +144,14 @@ async function deleteAudited(db: Database, operator: string, userId: string): Pr
     if (before) await audit(tx, { operator, action: 'delete', userId, email: before.email, before: before.state })
   })
   if (!deleted || !before) return undefined
-  return { userId, email: before.email, before: before.state, after: null, ended: deleted.sessionIds }
+  return {
+    userId,
+    email: before.email,
+    before: before.state,
+    after: null,
+    ended: deleted.sessionIds,
+    erased: deleted.erasedTxHashes,
+  }
 }
 
 async function lockedState(tx: Executor, userId: string): Promise<{ email: string; state: AccountState } | undefined> {

@@ -28,6 +28,8 @@ export interface AdminTarget {
   defaultPlan: string
   /** Tells every instance to drop these sessions from its cache of live ones. */
   announceEnded(userId: string, sessionIds: readonly string[]): Promise<void>
+  /** Tells every instance to forget its cached verifications of these transactions (their ciphertexts were erased). */
+  announceErased(txHashes: readonly string[]): Promise<void>
   close(): Promise<void>
 }
 
@@ -71,11 +73,20 @@ export async function runAdminCommand(argv: readonly string[], io: AdminIo): Pro
       io.stderr.write(`admin: no account ${JSON.stringify(parsed.who)}\n`)
       return 1
     }
-    await target.announceEnded(outcome.userId, outcome.ended)
+    // Done and audited: said first, whatever becomes of the announcements.
     io.stdout.write(
       `${parsed.action} ${outcome.email} (${outcome.userId}) by ${parsed.operator}\n` +
         `  before: ${JSON.stringify(outcome.before)}\n  after:  ${JSON.stringify(outcome.after)}\n`,
     )
+    try {
+      await target.announceEnded(outcome.userId, outcome.ended)
+      await target.announceErased(outcome.erased)
+    } catch (error) {
+      io.stderr.write(
+        `warning: the change is made, but the instances were not told (${(error as Error).message}): ` +
+          "they catch up within their caches' lifetimes (sessions 5 s, verifications 60 s)\n",
+      )
+    }
     return 0
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
@@ -112,7 +123,7 @@ function changeOf(
 ): AccountChange {
   switch (action) {
     case 'plan':
-      if (!(value! in plans))
+      if (!Object.hasOwn(plans, value!))
         throw new UsageError(`no plan ${JSON.stringify(value)}: PLANS has ${Object.keys(plans).join(', ')}`)
       return { action, plan: value! }
     case 'limit': {

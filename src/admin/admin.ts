@@ -1,11 +1,11 @@
 // Entry point of `npm run admin -- users <action> <email|id> …` (admin-command.ts): the service's own configuration
 // names the database and Redis.
-import { announceEndedSession } from '../auth/session-revocations.ts'
 import { cacheKey } from '../auth/sessions.ts'
 import { loadConfigFromProcess } from '../config.ts'
 import { openDatabase, pgliteDirectory } from '../db/database.ts'
 import { migrateDatabase } from '../db/migrate.ts'
 import { prepareNewPgliteDirectory } from '../db/pglite-template.ts'
+import { announce, CHANNELS } from '../redis-announcements.ts'
 import { adminUsage, runAdminCommand } from './admin-command.ts'
 
 const argv = process.argv.slice(2)
@@ -38,7 +38,15 @@ if (argv.includes('--help') || argv.length === 0) {
               process.stderr.write('note: no REDIS_URL: other instances drop these sessions within 5 s\n')
             return
           }
-          for (const sessionId of sessionIds) await announceEndedSession(redis, cacheKey(sessionId, userId))
+          for (const sessionId of sessionIds) await announce(redis, CHANNELS.sessionEnded, cacheKey(sessionId, userId))
+        },
+        async announceErased(txHashes) {
+          if (!redis) {
+            if (txHashes.length > 0)
+              process.stderr.write('note: no REDIS_URL: instances forget the erased verifications within 60 s\n')
+            return
+          }
+          for (const txHash of txHashes) await announce(redis, CHANNELS.payloadErased, txHash)
         },
         async close() {
           redis?.disconnect()

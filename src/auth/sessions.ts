@@ -6,8 +6,8 @@ import type { Redis } from 'ioredis'
 import { LRUCache } from 'lru-cache'
 import type { Database } from '../db/database.ts'
 import { sessions, users } from '../db/schema.ts'
+import { CHANNELS, RedisAnnouncements } from '../redis-announcements.ts'
 import { type IssuedToken, issueToken, type JwtSettings, type TrustProvider } from './jwt.ts'
-import { SessionRevocations } from './session-revocations.ts'
 
 export interface SessionUser {
   id: string
@@ -44,7 +44,7 @@ export function hashToken(token: string): string {
  */
 export class SessionChecker {
   private readonly live: LRUCache<string, true>
-  private revocations: SessionRevocations | undefined
+  private revocations: RedisAnnouncements | undefined
 
   constructor(
     private readonly db: Database,
@@ -55,7 +55,7 @@ export class SessionChecker {
 
   /** With a Redis shared by several instances: a revocation on any of them evicts the session on all at once. */
   async shareRevocations(redis: Redis, log: FastifyBaseLogger): Promise<void> {
-    this.revocations = new SessionRevocations(redis, (key) => this.live.delete(key), log)
+    this.revocations = new RedisAnnouncements(redis, CHANNELS.sessionEnded, (key) => this.live.delete(key), log)
     await this.revocations.start()
   }
 

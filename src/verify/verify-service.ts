@@ -17,13 +17,21 @@ export interface VerifyServiceOptions {
   staleIfErrorSeconds: number
   counters: { hits: Counter; misses: Counter; walks: Counter; staleServed: Counter }
   log: FastifyBaseLogger
+  /** Tells the other instances (through Redis) that a transaction's ciphertext was erased; absent: no others. */
+  announceErased?: (txHash: Hash) => Promise<void>
   now?: () => number
 }
+
+/** How many erased transactions are remembered, to keep a walk already under way from caching what was erased. */
+const FORGOTTEN_REMEMBERED = 10_000
 
 export class VerifyService {
   readonly #options: VerifyServiceOptions
   readonly #flights = new SingleFlight<CachedResult>()
   readonly #now: () => number
+  /** Counts forgets; a walk that began before a transaction's latest forget must not cache or serve what it read. */
+  #generation = 0
+  readonly #forgottenIn = new Map<Hash, number>()
 
   constructor(options: VerifyServiceOptions) {
     this.#options = options
@@ -47,6 +55,10 @@ export class VerifyService {
    */
   async forget(txHashes: readonly Hash[]): Promise<void> {
     for (const txHash of txHashes) {
+      this.#forgottenIn.delete(txHash)
+      this.#forgottenIn.set(txHash, ++this.#generation)
+      if (this.#forgottenIn.size > FORGOTTEN_REMEMBERED)
+        this.#forgottenIn.delete(this.#forgottenIn.keys().next().value!)
       try {
         await this.#options.cache.delete(txHash)
       } catch (error) {
@@ -55,12 +67,24 @@ export class VerifyService {
     }
   }
 
+  /** These transactions' ciphertexts were erased: forgotten here and in Redis, and announced to every instance. */
+  async erased(txHashes: readonly Hash[]): Promise<void> {
+    await this.forget(txHashes)
+    for (const txHash of txHashes) await this.#options.announceErased?.(txHash)
+  }
+
+  #forgottenSince(txHash: Hash, generation: number): boolean {
+    return (this.#forgottenIn.get(txHash) ?? 0) > generation
+  }
+
   /**
    * The verified answer for `txHash` (lower-case hex); one whose `freshUntil` has passed is a fallback served while
    * the chain is down. Rejects with AnchorNotFoundError or ChainTooDeepError (remembered for a few seconds), or with
    * ChainUnavailableError when there is nothing to serve.
    */
   async verify(txHash: Hash): Promise<VerifiedResult> {
+    // Before the cache is read: a stale copy read now must not be served once its transaction is forgotten.
+    const generation = this.#generation
     let result: CachedResult | undefined
     try {
       result = await this.#options.cache.get(txHash)
@@ -73,13 +97,13 @@ export class VerifyService {
     } else {
       this.#options.counters.misses.inc()
       const previous = result
-      result = await this.#flights.run(txHash, () => this.#refresh(txHash, previous))
+      result = await this.#flights.run(txHash, () => this.#refresh(txHash, previous, generation))
     }
     if (result.outcome === 'verified') return result
     throw verifyErrorOf(result.outcome, result.detail)
   }
 
-  async #refresh(txHash: Hash, previous: CachedResult | undefined): Promise<CachedResult> {
+  async #refresh(txHash: Hash, previous: CachedResult | undefined, generation: number): Promise<CachedResult> {
     const { cacheTtlSeconds, notFoundTtlSeconds, staleIfErrorSeconds } = this.#options
     let result: CachedResult
     let retainSeconds: number
@@ -94,7 +118,11 @@ export class VerifyService {
       if (error instanceof VerifyError) {
         result = { outcome: error.code, detail: error.message, freshUntil: this.#freshUntil(notFoundTtlSeconds) }
         retainSeconds = notFoundTtlSeconds
-      } else if (error instanceof ChainUnavailableError && previous?.outcome === 'verified') {
+      } else if (
+        error instanceof ChainUnavailableError &&
+        previous?.outcome === 'verified' &&
+        !this.#forgottenSince(txHash, generation)
+      ) {
         // A verified chain stays verified: serving the last good answer beats failing while the RPC is down.
         this.#options.counters.staleServed.inc()
         return previous
@@ -102,7 +130,8 @@ export class VerifyService {
         throw error
       }
     }
-    if (retainSeconds > 0 && result.freshUntil > this.#now()) {
+    // A forget while this walk ran: what it read may hold what was erased since; answered once, never kept.
+    if (retainSeconds > 0 && result.freshUntil > this.#now() && !this.#forgottenSince(txHash, generation)) {
       await this.#options.cache.set(txHash, result, retainSeconds * 1000).catch((error: unknown) => {
         this.#options.log.warn({ err: error }, 'verify cache write failed')
       })

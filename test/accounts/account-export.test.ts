@@ -42,7 +42,17 @@ describe('GET /api/account/export', () => {
     expect(response.headers['content-disposition']).toBe('attachment; filename="account-export.json"')
     expect(response.headers['cache-control']).toBe('no-store')
     const body = response.json()
-    expect(body.account).toMatchObject({ id: user.id, email: user.email, plan: 'free', usage: { used: 3 } })
+    expect(body.account).toMatchObject({
+      id: user.id,
+      email: user.email,
+      providerId: null,
+      plan: 'free',
+      monthlyLimit: null,
+      blockedAt: null,
+      usage: { used: 3 },
+      usageHistory: [{ used: 3 }],
+    })
+    expect(body.operatorActions).toEqual([])
     expect(body.sessions).toEqual([
       expect.objectContaining({ id: user.sessionId, revokedAt: null, expiresAt: expect.stringMatching(/Z$/) }),
     ])

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto'
 import { createAnchorClient } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deleteExpiredDeletedUsage, emailHash } from '../../src/accounts/delete-account.ts'
 import { issueToken } from '../../src/auth/jwt.ts'
 import { hashToken, startSession } from '../../src/auth/sessions.ts'
 import { signInUser } from '../../src/auth/users.ts'
@@ -119,5 +120,13 @@ describe('DELETE /api/account', () => {
       headers: { authorization: `Bearer ${session.token}` },
     })
     expect(history.json()).toEqual({ anchors: [], nextCursor: null })
+  })
+
+  it('drops deleted accounts’ usage of past months, and keeps this month’s', async () => {
+    const db = t.app.deps.database.db
+    await query(db, sql`INSERT INTO deleted_account_usage (email_hash, period, used) VALUES ('old', '2000-01-01', 7)`)
+    await deleteExpiredDeletedUsage(db)
+    const left = await query(db, sql`SELECT email_hash FROM deleted_account_usage ORDER BY email_hash`)
+    expect(left).toEqual([{ email_hash: emailHash(user.email) }])
   })
 })

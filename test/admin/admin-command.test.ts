@@ -8,12 +8,13 @@ import type { FastifyBaseLogger } from 'fastify'
 import { Redis } from 'ioredis'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { emailHash } from '../../src/accounts/delete-account.ts'
 import { type AdminTarget, runAdminCommand } from '../../src/admin/admin-command.ts'
 import { buildApp } from '../../src/api/app.ts'
 import type { AppInstance } from '../../src/api/app-types.ts'
 import { createExchangeCode } from '../../src/auth/exchange-codes.ts'
-import { announceEndedSession } from '../../src/auth/session-revocations.ts'
 import { cacheKey } from '../../src/auth/sessions.ts'
+import { announce, CHANNELS } from '../../src/redis-announcements.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { newBody, postRelay, query } from '../relay/relay-helpers.ts'
 
@@ -24,6 +25,8 @@ let t: TestApp
 let second: AppInstance
 let redis: Redis
 let user: SignedInUser
+/** The user's first anchor. */
+let anchoredTx: string
 
 beforeAll(async () => {
   t = await createTestApp({
@@ -64,7 +67,10 @@ async function admin(...argv: string[]) {
     plans: { free: 100, pro: 1000 },
     defaultPlan: 'free',
     async announceEnded(userId, sessionIds) {
-      for (const sessionId of sessionIds) await announceEndedSession(redis, cacheKey(sessionId, userId))
+      for (const sessionId of sessionIds) await announce(redis, CHANNELS.sessionEnded, cacheKey(sessionId, userId))
+    },
+    async announceErased(txHashes) {
+      for (const txHash of txHashes) await announce(redis, CHANNELS.payloadErased, txHash)
     },
     close: async () => {},
   }
@@ -82,7 +88,9 @@ const audits = async () =>
 
 describe('npm run admin -- users', () => {
   it('shows an account by e-mail or id', async () => {
-    expect((await postRelay(t.app, user.headers, newBody())).statusCode).toBe(201)
+    const relayed = await postRelay(t.app, user.headers, newBody())
+    expect(relayed.statusCode).toBe(201)
+    anchoredTx = relayed.json().txHash
     const shown = await admin('users', 'show', user.email.toUpperCase())
     expect(shown.code).toBe(0)
     expect(shown.stdout).toContain(`${user.email}  ${user.id}`)
@@ -149,7 +157,16 @@ describe('npm run admin -- users', () => {
       .toBe(401)
     const again = await signInTestUser(t, user.email)
     expect((await me(again.headers)).statusCode).toBe(200)
+    // Both instances hold a verification of the user's anchor, with its ciphertext.
+    const verify = (app: AppInstance) => app.inject({ method: 'GET', url: `/api/verify/${anchoredTx}` })
+    for (const app of [t.app, second]) expect((await verify(app)).json().encryptedPayload).toEqual(expect.any(String))
     expect((await admin('users', 'delete', user.email, '--operator', 'grace')).code).toBe(0)
+    for (const app of [t.app, second]) {
+      await expect
+        .poll(async () => (await verify(app)).json().payloadErased, { timeout: 2_000, interval: 20 })
+        .toBe(true)
+      expect((await verify(app)).json().encryptedPayload).toBeNull()
+    }
     await expect.poll(async () => (await me(again.headers)).statusCode, { timeout: 2_000, interval: 20 }).toBe(401)
     expect((await admin('users', 'show', user.email)).code).toBe(1)
   })
@@ -170,6 +187,12 @@ describe('npm run admin -- users', () => {
     expect(records[3]!.after).toMatchObject({ blockedAt: expect.stringMatching(/Z$/) })
     expect(records[5]).toMatchObject({ before: { liveSessions: 1 }, after: { liveSessions: 0 } })
     expect(records[6]).toMatchObject({ before: { plan: 'pro' }, after: null })
+    // The account is gone: its records keep the address's hash only.
+    const emails = await query(
+      t.database.handle.db,
+      sql`SELECT DISTINCT user_email FROM operator_audit WHERE user_id = ${user.id}`,
+    )
+    expect(emails).toEqual([{ user_email: emailHash(user.email) }])
   })
 
   it('refuses bad input with exit 2 and the usage, and changes nothing', async () => {
@@ -178,6 +201,7 @@ describe('npm run admin -- users', () => {
       ['accounts', 'show', someone.email],
       ['users', 'promote', someone.email, '--operator', 'x'],
       ['users', 'plan', someone.email, 'platinum', '--operator', 'x'],
+      ['users', 'plan', someone.email, 'constructor', '--operator', 'x'],
       ['users', 'plan', someone.email],
       ['users', 'limit', someone.email, '-1', '--operator', 'x'],
       ['users', 'limit', someone.email, '1.5', '--operator', 'x'],

@@ -1,6 +1,7 @@
-// Expired sign-in flows, codes and exchange codes are useless; a periodic sweep for the app's lifetime keeps the
-// tables small.
+// Expired sign-in flows, codes and exchange codes are useless, and so are deleted accounts' usage of past months; a
+// periodic sweep for the app's lifetime keeps the tables small.
 import fp from 'fastify-plugin'
+import { deleteExpiredDeletedUsage } from '../../accounts/delete-account.ts'
 import { deleteExpiredExchangeCodes } from '../../auth/exchange-codes.ts'
 import { deleteExpiredOAuthFlows } from '../../auth/oauth-flows.ts'
 import { deleteExpiredSignInCodes } from '../../auth/sign-in-codes.ts'
@@ -19,6 +20,7 @@ export const signInCleanupPlugin = fp(
         deleteExpiredSignInCodes(db, CODE_RETENTION_SECONDS, now),
         deleteExpiredOAuthFlows(db, now),
         deleteExpiredExchangeCodes(db, now),
+        deleteExpiredDeletedUsage(db, now),
       ]).catch((error: Error) => app.log.warn({ err: error.message }, 'sign-in cleanup failed'))
     }, CLEANUP_INTERVAL_MS)
     cleanup.unref()

@@ -34,10 +34,15 @@ export const AccountExportSchema = z.object({
     email: z.string(),
     name: z.string().nullable(),
     authProvider: z.string(),
+    providerId: z.string().nullable(),
     plan: z.string(),
+    monthlyLimit: z.number().int().nullable(),
+    blockedAt: Timestamp.nullable(),
     createdAt: Timestamp,
     usage: z.object({ period: z.string(), used: z.number().int(), limit: z.number().int() }),
+    usageHistory: z.array(z.object({ period: z.string(), used: z.number().int() })),
   }),
+  operatorActions: z.array(z.object({ at: Timestamp, action: z.string(), before: z.unknown(), after: z.unknown() })),
   sessions: z.array(
     z.object({
       id: z.string(),
@@ -110,7 +115,7 @@ export async function accountRoutes(app: AppInstance): Promise<void> {
       const deleted = await deleteAccount(database.db, request.user.id)
       if (!deleted) throw new ProblemError(401, 'UNAUTHENTICATED', 'The account no longer exists')
       await sessions.forget(deleted.sessionIds, request.user.id)
-      await app.verify.forget(deleted.erasedTxHashes)
+      await app.verify.erased(deleted.erasedTxHashes)
       request.log.info(
         { userId: request.user.id, sessions: deleted.sessionIds.length, erased: deleted.erasedTxHashes.length },
         'account deleted at its owner’s request',

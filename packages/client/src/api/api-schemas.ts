@@ -147,10 +147,15 @@ export const AccountExportSchema = z.object({
     email: z.string(),
     name: z.string().nullable(),
     authProvider: z.string(),
+    providerId: z.string().nullable(),
     plan: z.string(),
+    monthlyLimit: z.number().int().nullable(),
+    blockedAt: z.string().nullable(),
     createdAt: z.string(),
     usage: z.object({ period: z.string(), used: z.number().int(), limit: z.number().int() }),
+    usageHistory: z.array(z.object({ period: z.string(), used: z.number().int() })),
   }),
+  operatorActions: z.array(z.object({ at: z.string(), action: z.string(), before: z.unknown(), after: z.unknown() })),
   sessions: z.array(
     z.object({
       id: z.string(),
