@@ -1,9 +1,9 @@
 // The service's PDF signature (POST /api/pdf-signatures' work, without HTTP and the database): a CMS over a digest
 // with the development identity, timestamped by the development TSA, against its floor measured in the same run:
 // the two bare ECDSA P-256 signatures (WebCrypto) it cannot do without, one for the CMS and one for the token.
-// The aim, 12×, is what pkijs's encoding of the two SignedData structures leaves (about 2 ms of the 2.3 measured on
-// 2026-11-25, see docs/performance.md): meeting 4× would take a hand-written DER encoder, which is not this project's
-// to write; the aim is there to catch the certificate re-encoding and the self-check coming back.
+// The aim, 12×, is what pkijs's encoding of the two SignedData structures leaves (most of the 2.3 ms measured on
+// 2026-11-25; a CPU profile in docs/performance.md): meeting 4× would take a hand-written DER encoder, which is not
+// this project's to write; the aim is there to catch the certificate re-encoding and the self-check coming back.
 
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'

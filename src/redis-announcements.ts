@@ -12,7 +12,7 @@ export const CHANNELS = {
   payloadErased: 'anchor:verify:erased',
 } as const
 
-export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS]
+type Channel = (typeof CHANNELS)[keyof typeof CHANNELS]
 
 export class RedisAnnouncements {
   private readonly subscriber: Redis

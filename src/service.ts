@@ -9,9 +9,8 @@ import type { AppInstance } from './api/app-types.ts'
 import type { ChainContext } from './chain/chain-context.ts'
 import type { ConnectedChain } from './chain/connect-chain.ts'
 import { type Config, hostInUrl, TRUST_EVERY_HOP } from './config.ts'
-import { type DatabaseHandle, openDatabase, pgliteDirectory } from './db/database.ts'
-import { migrateDatabase } from './db/migrate.ts'
-import { prepareNewPgliteDirectory } from './db/pglite-template.ts'
+import type { DatabaseHandle } from './db/database.ts'
+import { openMigratedDatabase } from './db/open-migrated-database.ts'
 import { loadOrCreateDevJwtSecret } from './embedded/dev-jwt-secret.ts'
 import { loggerOptions } from './logging.ts'
 
@@ -39,7 +38,7 @@ export async function startService(config: Config, options: StartServiceOptions 
   // starts first: opening PGlite mostly waits on the disk (a new directory's template copy, its WebAssembly and file
   // bundle), while the chain client's and the app's modules (viem, Fastify, Swagger, the routes: most of this module
   // graph) load on the main thread.
-  const databaseOpening = openMigratedDatabase(config, dataDir)
+  const databaseOpening = openMigratedDatabase(config.database.url, dataDir)
   const chainConnecting = import('./chain/connect-chain.ts').then(({ connectChain }) =>
     connectChain(config, dataDir, logger),
   )
@@ -115,19 +114,6 @@ async function serve(
 async function stopChain({ chain, embedded }: ConnectedChain): Promise<void> {
   await embedded?.stop()
   chain.closeSigners?.()
-}
-
-async function openMigratedDatabase(config: Config, dataDir: string): Promise<DatabaseHandle> {
-  const pgliteDir = pgliteDirectory(dataDir)
-  if (config.database.url === undefined) await prepareNewPgliteDirectory(pgliteDir)
-  const database = await openDatabase({ url: config.database.url, pgliteDir })
-  try {
-    await migrateDatabase(database)
-    return database
-  } catch (error) {
-    await database.close()
-    throw error
-  }
 }
 
 /** A port free on `host` at this moment: the system's pick for a listen on port 0. */

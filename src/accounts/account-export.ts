@@ -3,14 +3,13 @@
 // anchors with their ciphertexts, attestations and PDF signatures, and its library with the deletion markers.
 // Read in one repeatable-read transaction, one snapshot, so the parts agree with one another.
 import { sql } from 'drizzle-orm'
+import { monthlyLimitOf, type PlanLimits } from '../auth/users.ts'
 import type { Database } from '../db/database.ts'
-import { type Executor, rows } from '../db/sql-rows.ts'
+import { type Executor, isoTimestamp, rows } from '../db/sql-rows.ts'
 import { UNSIGNED_PREFIX } from '../relayer/outbox/anchors.ts'
 import { quotaPeriod } from '../relayer/outbox/reservations.ts'
 
-const ISO_MS = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`)
-/** A timestamptz column as ISO 8601 UTC with milliseconds, or null. */
-const iso = (column: string) => sql`to_char(${sql.raw(column)} AT TIME ZONE 'UTC', ${ISO_MS})`
+const iso = isoTimestamp
 
 /** One snapshot for every statement of the export (READ COMMITTED would take one per statement). */
 const SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } as const
@@ -62,11 +61,11 @@ export type ExportedLibraryItem<Content> =
   | ({ id: string; label: string; createdAt: string; updatedAt: string; deletedAt: null } & Content)
   | { id: string; deletedAt: string }
 
-/** The user's export; undefined when the account no longer exists. `limitOf` gives a plan's monthly limit. */
+/** The user's export; undefined when the account no longer exists. */
 export async function exportAccount(
   db: Database,
   userId: string,
-  limitOf: (plan: string) => number,
+  limits: PlanLimits,
   now = new Date(),
 ): Promise<AccountExport | undefined> {
   return db.transaction(async (tx) => {
@@ -101,7 +100,10 @@ export async function exportAccount(
         usage: {
           period,
           used: Number(usageHistory.find((month) => month.period === period)?.used ?? 0),
-          limit: user.monthly_limit === null ? limitOf(String(user.plan)) : Number(user.monthly_limit),
+          limit: monthlyLimitOf(limits, {
+            plan: String(user.plan),
+            monthlyLimit: user.monthly_limit === null ? null : Number(user.monthly_limit),
+          }),
         },
         usageHistory: usageHistory.map((month) => ({ period: String(month.period), used: Number(month.used) })),
       },

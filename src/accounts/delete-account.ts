@@ -4,9 +4,9 @@
 // erased. This month's usage is kept under the SHA-256 of the address, so deleting and making the account again does
 // not reset its quota (deleteExpiredDeletedUsage, run by the periodic sign-in cleanup, drops past months). One
 // transaction: all of it happens, or none.
-import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { Hash } from 'viem'
+import { emailHash } from '../auth/users.ts'
 import type { Database } from '../db/database.ts'
 import { type Executor, rows } from '../db/sql-rows.ts'
 import { quotaPeriod } from '../relayer/outbox/reservations.ts'
@@ -16,11 +16,6 @@ export interface DeletedAccount {
   sessionIds: string[]
   /** Transactions whose stored ciphertext was erased: cached verifications of them must go too. */
   erasedTxHashes: Hash[]
-}
-
-/** The key deleted accounts' usage is kept under: an address, lower-cased, hashed. */
-export function emailHash(email: string): string {
-  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex')
 }
 
 /** Deletes the account; undefined when it was gone already. `alongside` runs first in the same transaction (an audit). */
@@ -61,20 +56,6 @@ export async function deleteAccount(
       erasedTxHashes: erased.map((row) => row.tx_hash as Hash).filter((hash) => hash.startsWith('0x')),
     }
   })
-}
-
-/**
- * What a new account of `email` starts this month from: the usage its deleted predecessor left, if any. Runs at
- * every sign-in; an account that has a usage row already keeps its own.
- */
-export async function carryOverUsage(db: Database, userId: string, email: string, now = new Date()): Promise<void> {
-  const { period } = quotaPeriod(now)
-  await db.execute(
-    sql`INSERT INTO anchor_usage (user_id, period, used)
-        SELECT ${userId}, period, used FROM deleted_account_usage
-        WHERE email_hash = ${emailHash(email)} AND period = ${period}
-        ON CONFLICT (user_id, period) DO NOTHING`,
-  )
 }
 
 /** Deleted accounts' usage of past months: what quota it held has reset, so the address's hash goes too. */

@@ -3,6 +3,7 @@
 // plan or limit at the next relay; a block at the next request of a session whose cache entry was evicted, which
 // `ended` lists for the caller to announce to every instance).
 import { sql } from 'drizzle-orm'
+import { monthlyLimitOf, normalizeEmail, type PlanLimits } from '../auth/users.ts'
 import type { Database } from '../db/database.ts'
 import { type Executor, rows } from '../db/sql-rows.ts'
 import { quotaPeriod } from '../relayer/outbox/reservations.ts'
@@ -53,7 +54,7 @@ export async function findAccount(db: Executor, who: string): Promise<{ id: stri
     ? await rows<{ id: string; email: string }>(db, sql`SELECT id, email FROM users WHERE id = ${who.toLowerCase()}`)
     : await rows<{ id: string; email: string }>(
         db,
-        sql`SELECT id, email FROM users WHERE email = ${who.trim().toLowerCase()}`,
+        sql`SELECT id, email FROM users WHERE email = ${normalizeEmail(who)}`,
       )
   return row ? { id: String(row.id), email: String(row.email) } : undefined
 }
@@ -61,7 +62,7 @@ export async function findAccount(db: Executor, who: string): Promise<{ id: stri
 export async function showAccount(
   db: Database,
   userId: string,
-  limitOf: (plan: string) => number,
+  limits: PlanLimits,
   now = new Date(),
 ): Promise<AccountView | undefined> {
   const { period } = quotaPeriod(now)
@@ -86,7 +87,7 @@ export async function showAccount(
     authProvider: String(row.auth_provider),
     createdAt: new Date(row.created_at as string).toISOString(),
     ...state,
-    usage: { period, used: Number(row.used ?? 0), limit: state.monthlyLimit ?? limitOf(state.plan) },
+    usage: { period, used: Number(row.used ?? 0), limit: monthlyLimitOf(limits, state) },
     anchors: { pending: Number(row.pending), confirmed: Number(row.confirmed), failed: Number(row.failed) },
     library: { signatures: Number(row.signatures), snippets: Number(row.snippets) },
   }

@@ -60,9 +60,8 @@ export async function runAdminCommand(argv: readonly string[], io: AdminIo): Pro
       io.stderr.write(`admin: no account ${JSON.stringify(parsed.who)}\n`)
       return 1
     }
-    const limitOf = (plan: string) => target.plans[plan] ?? target.plans[target.defaultPlan] ?? 0
     if (parsed.action === 'show') {
-      const view = await showAccount(target.db, account.id, limitOf)
+      const view = await showAccount(target.db, account.id, target)
       if (!view) throw new Error('the account went while it was read')
       io.stdout.write(parsed.json ? `${JSON.stringify(view, null, 2)}\n` : `${describe(view)}\n`)
       return 0

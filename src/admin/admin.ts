@@ -1,10 +1,9 @@
 // Entry point of `npm run admin -- users <action> <email|id> …` (admin-command.ts): the service's own configuration
 // names the database and Redis.
+import { resolve } from 'node:path'
 import { cacheKey } from '../auth/sessions.ts'
 import { loadConfigFromProcess } from '../config.ts'
-import { openDatabase, pgliteDirectory } from '../db/database.ts'
-import { migrateDatabase } from '../db/migrate.ts'
-import { prepareNewPgliteDirectory } from '../db/pglite-template.ts'
+import { openMigratedDatabase } from '../db/open-migrated-database.ts'
 import { announce, CHANNELS } from '../redis-announcements.ts'
 import { adminUsage, runAdminCommand } from './admin-command.ts'
 
@@ -17,15 +16,8 @@ if (argv.includes('--help') || argv.length === 0) {
     stderr: process.stderr,
     async open() {
       const config = loadConfigFromProcess()
-      // As the service opens it: a data directory never used yet gets the schema (migrations are idempotent).
-      const pgliteDir = pgliteDirectory(config.dataDir)
-      if (config.database.url === undefined) await prepareNewPgliteDirectory(pgliteDir)
-      const database = await openDatabase({
-        url: config.database.url,
-        pgliteDir,
-        poolSize: 1,
-      })
-      await migrateDatabase(database)
+      // As the service opens it: a data directory never used yet gets the schema.
+      const database = await openMigratedDatabase(config.database.url, resolve(config.dataDir), 1)
       const { Redis } = await import('ioredis')
       const redis = config.redis.url ? new Redis(config.redis.url, { maxRetriesPerRequest: 1 }) : undefined
       return {

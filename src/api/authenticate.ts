@@ -4,7 +4,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidTokenError, type JwtSettings, type TrustProvider, verifyToken } from '../auth/jwt.ts'
 import type { SessionChecker } from '../auth/sessions.ts'
 import { ProblemError } from './problem.ts'
-import { accountBlocked } from './routes/auth-sign-in.ts'
 
 export interface AuthenticatedUser {
   id: string
@@ -55,4 +54,9 @@ export function createAuthenticate(jwt: JwtSettings, sessionChecker: SessionChec
 
 function unauthenticated(detail: string): ProblemError {
   return new ProblemError(401, 'UNAUTHENTICATED', detail, { headers: { 'www-authenticate': 'Bearer' } })
+}
+
+/** A blocked account, refused at sign-in and on every route that needs a session. */
+export function accountBlocked(): ProblemError {
+  return new ProblemError(403, 'ACCOUNT_BLOCKED', 'This account is blocked; contact the service’s operator')
 }

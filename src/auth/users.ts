@@ -1,7 +1,7 @@
 // Accounts as sign-in sees them: one per lower-cased e-mail address, created on the first successful sign-in.
 
+import { createHash } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
-import { carryOverUsage } from '../accounts/delete-account.ts'
 import type { Database } from '../db/database.ts'
 import { anchorUsage, users } from '../db/schema.ts'
 import { quotaPeriod } from '../relayer/outbox/reservations.ts'
@@ -69,9 +69,30 @@ export async function signInUser(db: Database, identity: SignInIdentity, default
         : // A no-op update so that RETURNING yields the existing row.
           { email: sql`excluded.email` },
     })
-    .returning(publicColumns)
-  await carryOverUsage(db, row!.id, email)
-  return row!
+    // xmax is 0 only for a row this statement inserted: a new account, the one time there is usage to carry over.
+    .returning({ ...publicColumns, created: sql<boolean>`(xmax = 0)` })
+  const { created, ...user } = row!
+  if (created) await carryOverUsage(db, user.id, email)
+  return user
+}
+
+/** The key deleted accounts' usage is kept under (src/accounts/delete-account.ts): the address, normalized, hashed. */
+export function emailHash(email: string): string {
+  return createHash('sha256').update(normalizeEmail(email)).digest('hex')
+}
+
+/**
+ * What a new account of `email` starts this month from: the usage a deleted account of the address left, if any, so
+ * that deleting and re-creating an account does not reset its quota.
+ */
+async function carryOverUsage(db: Database, userId: string, email: string, now = new Date()): Promise<void> {
+  const { period } = quotaPeriod(now)
+  await db.execute(
+    sql`INSERT INTO anchor_usage (user_id, period, used)
+        SELECT ${userId}, period, used FROM deleted_account_usage
+        WHERE email_hash = ${emailHash(email)} AND period = ${period}
+        ON CONFLICT (user_id, period) DO NOTHING`,
+  )
 }
 
 export async function findUser(db: Database, id: string): Promise<PublicUser | undefined> {
@@ -95,4 +116,15 @@ export async function monthlyUsage(db: Database, userId: string, limit: number, 
     .where(and(eq(anchorUsage.userId, userId), eq(anchorUsage.period, period)))
     .limit(1)
   return { used: row?.used ?? 0, limit, resetsAt: resetsAt.toISOString() }
+}
+
+/** The plans' monthly limits (PLANS) and the plan of a user whose plan is not among them (DEFAULT_PLAN). */
+export interface PlanLimits {
+  plans: Record<string, number>
+  defaultPlan: string
+}
+
+/** A user's monthly anchor limit: their own, set by an operator, else their plan's (what reserve_anchors applies). */
+export function monthlyLimitOf(limits: PlanLimits, user: { plan: string; monthlyLimit: number | null }): number {
+  return user.monthlyLimit ?? limits.plans[user.plan] ?? limits.plans[limits.defaultPlan] ?? 0
 }

@@ -13,7 +13,7 @@ export type ContractState =
   /** The node could not be asked. */
   | 'unknown'
 
-export async function checkContract(client: ChainClient, chainId: number, address: Address): Promise<ContractState> {
+async function checkContract(client: ChainClient, chainId: number, address: Address): Promise<ContractState> {
   let answers: unknown[]
   try {
     answers = await client.requestBatch([

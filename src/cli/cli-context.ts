@@ -2,7 +2,7 @@
 
 import { readFile, stat } from 'node:fs/promises'
 import { type ParseArgsConfig, parseArgs } from 'node:util'
-import { escapeDisplayControls } from '@docanchor/client/display-text'
+import { escapeDisplayControls, escapeDisplayControlsInJson } from '@docanchor/client/display-text'
 import type { CliConfig } from './cli-config.ts'
 import { CliError, EXIT, usageError } from './cli-errors.ts'
 
@@ -104,11 +104,7 @@ export function serviceUrl(context: CliContext, flag: string | undefined): strin
  * as they are: those are escaped too (`\u009b`, `\u202e`), so the text stays the same data and no terminal acts on it.
  */
 export function writeJson(io: CliIo, value: unknown): void {
-  const json = JSON.stringify(value, null, 2).replace(
-    /[\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  )
-  io.stdout.write(`${json}\n`)
+  io.stdout.write(`${escapeDisplayControlsInJson(JSON.stringify(value, null, 2))}\n`)
 }
 
 /**

@@ -1,5 +1,5 @@
 // Raw SQL on either driver: what a statement runs on, and the rows it answers.
-import type { SQL } from 'drizzle-orm'
+import { type SQL, sql } from 'drizzle-orm'
 import type { Database } from './database.ts'
 
 /** The database or a transaction of it: anything a raw statement can run on. */
@@ -9,4 +9,9 @@ export type Executor = Pick<Database, 'execute'>
 export async function rows<T = Record<string, unknown>>(db: Executor, statement: SQL): Promise<T[]> {
   const result = (await db.execute(statement)) as unknown as { rows: T[] }
   return result.rows
+}
+
+/** A timestamptz column (a name the caller writes, never input) as ISO 8601 UTC with milliseconds, or null. */
+export function isoTimestamp(column: string): SQL {
+  return sql.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
 }

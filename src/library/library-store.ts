@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm'
 import type { LibraryLimits } from '../config.ts'
 import type { Database } from '../db/database.ts'
 // Aliased: these functions name their results `rows`.
-import { type Executor, rows as query } from '../db/sql-rows.ts'
+import { type Executor, isoTimestamp, rows as query } from '../db/sql-rows.ts'
 import type {
   ItemDeletion,
   LibraryChanges,
@@ -37,8 +37,7 @@ export interface LibraryStatus {
   updatedAt: string | null
 }
 
-const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
-const iso = (column: string) => sql.raw(`to_char(${column} AT TIME ZONE 'UTC', ${ISO_MS})`)
+const iso = isoTimestamp
 
 /** What differs between the two kinds: table and content columns. */
 interface KindTable<T> {

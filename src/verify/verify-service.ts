@@ -55,16 +55,19 @@ export class VerifyService {
    */
   async forget(txHashes: readonly Hash[]): Promise<void> {
     for (const txHash of txHashes) {
-      this.#forgottenIn.delete(txHash)
-      this.#forgottenIn.set(txHash, ++this.#generation)
-      if (this.#forgottenIn.size > FORGOTTEN_REMEMBERED)
-        this.#forgottenIn.delete(this.#forgottenIn.keys().next().value!)
+      this.#markForgotten(txHash)
       try {
         await this.#options.cache.delete(txHash)
       } catch (error) {
         this.#options.log.warn({ err: error }, 'verify cache entry not forgotten; it expires with its TTL')
       }
     }
+  }
+
+  #markForgotten(txHash: Hash): void {
+    this.#forgottenIn.delete(txHash)
+    this.#forgottenIn.set(txHash, ++this.#generation)
+    if (this.#forgottenIn.size > FORGOTTEN_REMEMBERED) this.#forgottenIn.delete(this.#forgottenIn.keys().next().value!)
   }
 
   /** These transactions' ciphertexts were erased: forgotten here and in Redis, and announced to every instance. */

@@ -2,20 +2,20 @@
 // next request (a block at once, announced through Redis to the instance's session cache), is audited with the state
 // before and after and the operator's name, and bad input changes nothing.
 import { createHash, randomBytes } from 'node:crypto'
-import { PassThrough } from 'node:stream'
 import { sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis } from 'ioredis'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { emailHash } from '../../src/accounts/delete-account.ts'
 import { type AdminTarget, runAdminCommand } from '../../src/admin/admin-command.ts'
 import { buildApp } from '../../src/api/app.ts'
 import type { AppInstance } from '../../src/api/app-types.ts'
 import { createExchangeCode } from '../../src/auth/exchange-codes.ts'
 import { cacheKey } from '../../src/auth/sessions.ts'
+import { emailHash } from '../../src/auth/users.ts'
 import { announce, CHANNELS } from '../../src/redis-announcements.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
+import { capturedOutput } from '../helpers/captured-output.ts'
 import { newBody, postRelay, query } from '../relay/relay-helpers.ts'
 
 const REDIS_URL = 'redis://127.0.0.1:6379'
@@ -56,12 +56,7 @@ afterAll(async () => {
 
 /** Runs the command on the running service's database, announcing on the Redis the service listens to. */
 async function admin(...argv: string[]) {
-  const stdout = new PassThrough()
-  const stderr = new PassThrough()
-  let out = ''
-  let err = ''
-  stdout.on('data', (chunk) => (out += chunk))
-  stderr.on('data', (chunk) => (err += chunk))
+  const output = capturedOutput()
   const target: AdminTarget = {
     db: t.database.handle.db,
     plans: { free: 100, pro: 1000 },
@@ -74,8 +69,9 @@ async function admin(...argv: string[]) {
     },
     close: async () => {},
   }
+  const { stdout, stderr } = output
   const code = await runAdminCommand(argv, { stdout, stderr, open: async () => target })
-  return { code, stdout: out, stderr: err }
+  return { code, ...output.text() }
 }
 
 const me = (headers = user.headers, app: AppInstance = t.app) =>

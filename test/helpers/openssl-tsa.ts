@@ -17,8 +17,11 @@ export interface OpensslTsa {
   caPem: string
   /** Requests answered with a token so far. */
   granted: number
-  /** 'ok' answers; 'refuse' answers HTTP 500; 'silent' holds the request open without answering. */
-  mode: 'ok' | 'refuse' | 'silent'
+  /**
+   * 'ok' answers; 'refuse' answers HTTP 500; 'silent' holds the request open without answering; 'replay' answers with
+   * the last reply it granted, a valid token for another request.
+   */
+  mode: 'ok' | 'refuse' | 'silent' | 'replay'
   close(): Promise<void>
 }
 
@@ -84,6 +87,7 @@ export async function startOpensslTsa(name = 'Test TSA'): Promise<OpensslTsa> {
       await rm(dir, { recursive: true, force: true })
     },
   }
+  let lastReply: Buffer | undefined
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -93,12 +97,17 @@ export async function startOpensslTsa(name = 'Test TSA'): Promise<OpensslTsa> {
         response.writeHead(500).end()
         return
       }
+      if (tsa.mode === 'replay' && lastReply) {
+        response.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(lastReply)
+        return
+      }
       const id = ++sequence
       try {
         await writeFile(join(dir, `q${id}.tsq`), Buffer.concat(chunks))
         await openssl(['ts', '-reply', '-config', 'tsa.cnf', '-queryfile', `q${id}.tsq`, '-out', `r${id}.tsr`])
         const reply = await readFile(join(dir, `r${id}.tsr`))
         tsa.granted++
+        lastReply = reply
         response.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(reply)
       } catch {
         response.writeHead(400).end()

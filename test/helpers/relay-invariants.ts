@@ -21,8 +21,6 @@ export interface RelayWorld {
   acknowledged: readonly Acknowledged[]
   /** The service's log lines over the run. */
   logLines: readonly string[]
-  /** Whether the run reorganised the chain on purpose (then reorg warnings are expected). */
-  reorged?: boolean
 }
 
 /** Every broken promise, in words; empty when all hold. */
@@ -69,7 +67,7 @@ export async function relayPromiseBroken(world: RelayWorld): Promise<string[]> {
     if (row.status === 'pending') problems.push(`${row.composite_hash} still pending`)
   }
 
-  const alarms = world.logLines.filter((line) => /ALERT/.test(line) || (!world.reorged && /reorged out/.test(line)))
+  const alarms = world.logLines.filter((line) => /ALERT|reorged out/.test(line))
   for (const line of alarms.slice(0, 5)) problems.push(`alarm without cause: ${line.trim().slice(0, 300)}`)
 
   for (const relayer of world.relayers) {

@@ -203,11 +203,22 @@ describe('time-stamping authorities over HTTP', () => {
   })
 
   it('refuses a token over something else than what was asked', async () => {
+    const reasons: (string | undefined)[] = []
     const authorities = httpTimestampAuthorities(
       { urls: [tsa.url], attemptTimeoutMs: 2_000, deadlineMs: 2_000, attempts: 1 },
-      { onAttempt: () => {} },
+      { onAttempt: (_url, _outcome, reason) => reasons.push(reason) },
     )
     const token = await authorities.timestamp(CONTENT)
+    // An authority answering with a valid token made for another request (a replay, a cache on the way) is refused.
+    tsa.mode = 'replay'
+    try {
+      await expect(authorities.timestamp(new TextEncoder().encode('other bytes'))).rejects.toBeInstanceOf(
+        TimestampUnavailableError,
+      )
+    } finally {
+      tsa.mode = 'ok'
+    }
+    expect(reasons.at(-1)).toMatch(/something else than this signature/)
     const check = await (await import('@docanchor/client')).checkTimestampToken(token.der, new Uint8Array([1]), [])
     expect(check.valid).toBe(false)
     expect(check.problems).toContain('the timestamp is for something else than this signature')

@@ -219,7 +219,7 @@ describe('POST /api/relay across node restarts', () => {
       }),
     })
     try {
-      injectProviderFaults(proxy)
+      const injected = injectProviderFaults(proxy)
       const users = await Promise.all(Array.from({ length: CLIENTS }, () => signInTestUser(t)))
       const bodies = Array.from({ length: ANCHORS }, () => newBody())
       const acknowledged: Acknowledged[] = []
@@ -241,6 +241,8 @@ describe('POST /api/relay across node restarts', () => {
       )
       await restart
       proxy.intercept = undefined
+      // The faulty provider did fault, so the run proves something.
+      expect(injected.size, JSON.stringify([...injected])).toBeGreaterThan(0)
       await expect.poll(() => openTransactions(t), { timeout: 30_000, interval: 250 }).toBe(0)
       expect(acknowledgedAtStop).toBeLessThan(bodies.length - 10)
       const broken = await relayPromiseBroken({

@@ -81,6 +81,7 @@ export const verifyPlugin = fp(
       erasures = new RedisAnnouncements(
         redis,
         CHANNELS.payloadErased,
+        // In Redis too: the erasure may come from `npm run admin`, which knows no cache.
         (txHash) => void service.forget([txHash as Hash]),
         app.log,
       )

@@ -13,7 +13,7 @@ const HOUR_MS = 3_600_000
  * from a log must not be able to destroy the account and its data. Signing in again (a fresh e-mail code or provider
  * sign-in) gives a token that can, for this long.
  */
-export const RECENT_SIGN_IN_MS = 10 * 60_000
+const RECENT_SIGN_IN_MS = 10 * 60_000
 /** Exports per user per hour: a document can be as large as the library (images included). */
 const EXPORTS_PER_HOUR = 10
 
@@ -27,7 +27,7 @@ const LibraryItem = z.object({
   deletedAt: z.null(),
 })
 
-export const AccountExportSchema = z.object({
+const AccountExportSchema = z.object({
   exportedAt: Timestamp,
   account: z.object({
     id: z.string(),
@@ -136,8 +136,7 @@ export async function accountRoutes(app: AppInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const limitOf = (plan: string) => config.plans[plan] ?? config.plans[config.defaultPlan] ?? 0
-      const exported = await exportAccount(database.db, request.user.id, limitOf)
+      const exported = await exportAccount(database.db, request.user.id, config)
       if (!exported) throw new ProblemError(401, 'UNAUTHENTICATED', 'The account no longer exists')
       // Saved as a file by a browser; never kept by a cache on the way.
       reply.header('content-disposition', 'attachment; filename="account-export.json"')

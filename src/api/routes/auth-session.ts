@@ -1,6 +1,6 @@
 // The signed-in user's own view (`/me`) and logout.
 import { z } from 'zod'
-import { findUser, monthlyUsage } from '../../auth/users.ts'
+import { findUser, monthlyLimitOf, monthlyUsage } from '../../auth/users.ts'
 import type { AppInstance } from '../app-types.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
 import { UserSchema } from './auth-schemas.ts'
@@ -36,7 +36,7 @@ export async function authSessionRoutes(app: AppInstance): Promise<void> {
     async (request) => {
       const user = await findUser(db, request.user.id)
       if (!user) throw new ProblemError(401, 'UNAUTHENTICATED', 'The account no longer exists')
-      const limit = user.monthlyLimit ?? config.plans[user.plan] ?? config.plans[config.defaultPlan] ?? 0
+      const limit = monthlyLimitOf(config, user)
       return { user, usage: await monthlyUsage(db, user.id, limit) }
     },
   )

@@ -4,7 +4,7 @@ import type { TrustProvider } from '../../auth/jwt.ts'
 import { startSession } from '../../auth/sessions.ts'
 import type { PublicUser } from '../../auth/users.ts'
 import type { AppInstance } from '../app-types.ts'
-import { ProblemError } from '../problem.ts'
+import { accountBlocked } from '../authenticate.ts'
 
 export interface SignInResult {
   token: string
@@ -29,9 +29,4 @@ export function createSignIn(app: AppInstance): SignIn {
     signIns.inc({ provider: trust })
     return { token: session.token, expiresAt: session.expiresAt.toISOString(), user }
   }
-}
-
-/** A blocked account, refused at sign-in and on every route that needs a session. */
-export function accountBlocked(): ProblemError {
-  return new ProblemError(403, 'ACCOUNT_BLOCKED', 'This account is blocked; contact the service’s operator')
 }

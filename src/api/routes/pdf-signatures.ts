@@ -18,7 +18,7 @@ import { ProblemError, ProblemSchema } from '../problem.ts'
  * anchor's block (TIMESTAMP_WINDOW_SECONDS in @docanchor/client). Later requests are refused, so none is made that
  * would not verify.
  */
-export const SIGNING_WINDOW_MS = 50 * 60_000
+const SIGNING_WINDOW_MS = 50 * 60_000
 const MINUTE_MS = 60_000
 
 const BodySchema = z.strictObject({

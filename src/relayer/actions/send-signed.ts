@@ -63,7 +63,7 @@ function unclear(reason: string): SendOutcome {
  * chain's count is past the nonce and the node, asked in the same batch (one request, one node), knows none of them.
  * A failed read proves nothing.
  */
-export async function whoseNonce(
+async function whoseNonce(
   context: RelayContext,
   slot: Slot,
   nonce: number,

@@ -2,6 +2,7 @@
 import { PassThrough } from 'node:stream'
 import { runAnchorCommand } from '../../../src/cli/anchor-command.ts'
 import { loadCliConfig } from '../../../src/cli/cli-config.ts'
+import { capturedOutput } from '../../helpers/captured-output.ts'
 
 export interface Run {
   code: number
@@ -16,12 +17,8 @@ export async function runAnchor(
   input?: () => Promise<string>,
 ): Promise<Run> {
   const stdin = new PassThrough()
-  const stdout = new PassThrough()
-  const stderr = new PassThrough()
-  let out = ''
-  let err = ''
-  stdout.on('data', (chunk) => (out += chunk))
-  stderr.on('data', (chunk) => (err += chunk))
+  const output = capturedOutput()
+  const { stdout, stderr } = output
   if (input)
     input().then(
       (text) => stdin.end(text),
@@ -29,5 +26,5 @@ export async function runAnchor(
     )
   else stdin.end()
   const code = await runAnchorCommand(argv, { io: { stdin, stdout, stderr }, config: loadCliConfig(env) })
-  return { code, stdout: out, stderr: err }
+  return { code, ...output.text() }
 }

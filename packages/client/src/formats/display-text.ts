@@ -3,11 +3,12 @@
 // reverse the rest of a line. New payloads refuse them (field-rules.ts); text read from older files, payloads or a
 // service's answers is shown with each of them escaped (a terminal) or isolated (a page).
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding these characters is this module's job
-const DISPLAY_CONTROL = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/
+/** C1 controls, DEL and the bidirectional embeddings, overrides and isolates: what JSON.stringify leaves as it is. */
+const BEYOND_C0 = '\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069'
+const DISPLAY_CONTROL = new RegExp(`[\\u0000-\\u001F${BEYOND_C0}]`)
 const DISPLAY_CONTROLS = new RegExp(DISPLAY_CONTROL.source, 'g')
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding these characters is this module's job
-const ALL_BUT_NEWLINE = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g
+const ALL_BUT_NEWLINE = new RegExp(`[\\u0000-\\u0009\\u000B-\\u001F${BEYOND_C0}]`, 'g')
+const UNESCAPED_IN_JSON = new RegExp(`[${BEYOND_C0}]`, 'g')
 
 /** The first such character, as U+XXXX, or undefined when there is none. */
 export function firstDisplayControl(text: string): string | undefined {
@@ -22,6 +23,14 @@ export function firstDisplayControl(text: string): string | undefined {
  */
 export function escapeDisplayControls(text: string, options: { keepNewlines?: boolean } = {}): string {
   return text.replace(options.keepNewlines ? ALL_BUT_NEWLINE : DISPLAY_CONTROLS, codePointTag)
+}
+
+/**
+ * JSON text with each such character as a `\uXXXX` escape: JSON.stringify escapes C0 controls itself but leaves C1
+ * controls and the bidirectional characters as they are. The same data, which no terminal acts on.
+ */
+export function escapeDisplayControlsInJson(json: string): string {
+  return json.replace(UNESCAPED_IN_JSON, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 function codePointTag(character: string): string {

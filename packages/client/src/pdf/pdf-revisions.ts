@@ -32,12 +32,6 @@ export interface PdfRevision {
   entries: Map<number, XrefEntry>
 }
 
-/** A pointer (a `startxref` or a `/Prev`) that was a few bytes off: where it points, and where its section is. */
-export interface XrefCorrection {
-  claimed: number
-  actual: number
-}
-
 export interface PdfStructure {
   bytes: Uint8Array
   revisions: PdfRevision[]
@@ -159,13 +153,6 @@ export async function readPdfStructure(bytes: Uint8Array): Promise<PdfStructure>
     start = end
   }
   return { bytes, revisions, sections: chain, encrypt, budget }
-}
-
-/** The pointers that were a few bytes off their sections, for a writer shown the file as it should have been. */
-export function xrefCorrections(structure: PdfStructure): XrefCorrection[] {
-  return structure.sections
-    .filter((section) => section.offset !== section.claimedOffset)
-    .map((section) => ({ claimed: section.claimedOffset, actual: section.offset }))
 }
 
 /** Resolves objects as they were when a given revision was written: its own entries first, then older ones. */

@@ -8,7 +8,8 @@ import { promisify } from 'node:util'
 
 const run = promisify(execFile)
 
-async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+/** Runs `fn` with a fresh temporary directory, removed afterwards. */
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'anchor-pdf-'))
   try {
     return await fn(dir)

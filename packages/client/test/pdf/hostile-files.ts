@@ -10,9 +10,9 @@ function deflatedZeros(megabytes: number): Buffer {
   return deflateSync(Buffer.alloc(megabytes * 1024 * 1024), { level: 9 })
 }
 
-/** Objects (without their "N 0 obj" wrapper), then a classic cross-reference table and trailer. */
-function withTable(objects: Buffer[], trailer: string): Uint8Array {
-  const parts: Buffer[] = [latin1('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n')]
+/** The header, then the objects numbered from 1 (each given without its "N 0 obj" wrapper), and where each begins. */
+function headerAndObjects(header: string, objects: Buffer[]): { parts: Buffer[]; offsets: number[]; length: number } {
+  const parts: Buffer[] = [latin1(header)]
   let length = parts[0]!.length
   const offsets: number[] = []
   for (const [i, body] of objects.entries()) {
@@ -21,6 +21,12 @@ function withTable(objects: Buffer[], trailer: string): Uint8Array {
     parts.push(object)
     length += object.length
   }
+  return { parts, offsets, length }
+}
+
+/** Objects (without their "N 0 obj" wrapper), then a classic cross-reference table and trailer. */
+function withTable(objects: Buffer[], trailer: string): Uint8Array {
+  const { parts, offsets, length } = headerAndObjects('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', objects)
   const rows = offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('')
   parts.push(latin1(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${rows}`))
   parts.push(latin1(`trailer\n<< /Size ${objects.length + 1} ${trailer} >>\nstartxref\n${length}\n%%EOF\n`))
@@ -68,15 +74,7 @@ export function objectStreamBomb(megabytes: number): Uint8Array {
 
 /** Objects, then a cross-reference stream; `rows`: [type, field2, field3] per object, offsets filled in for type 1. */
 function withXrefStream(objects: Buffer[], rows: number[][], trailer: string): Uint8Array {
-  const parts: Buffer[] = [latin1('%PDF-1.7\n')]
-  let length = parts[0]!.length
-  const offsets: number[] = []
-  for (const [i, body] of objects.entries()) {
-    offsets.push(length)
-    const object = Buffer.concat([latin1(`${i + 1} 0 obj\n`), body, latin1('\nendobj\n')])
-    parts.push(object)
-    length += object.length
-  }
+  const { parts, offsets, length } = headerAndObjects('%PDF-1.7\n', objects)
   const data = Buffer.alloc((rows.length + 1) * 6)
   rows.forEach((row, i) => {
     const at = (i + 1) * 6

@@ -1,14 +1,15 @@
 // PDFs signed by other tools, and poppler's pdfsig to judge signatures: @signpdf (the common Node PAdES signer) and
 // poppler's own `pdfsig -add-signature`, with a throwaway self-signed certificate. Node only.
+
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { plainAddPlaceholder } from '@signpdf/placeholder-plain'
 import { P12Signer } from '@signpdf/signer-p12'
 import signpdfModule from '@signpdf/signpdf'
 import forge from 'node-forge'
+import { withTempDir } from './fixtures.ts'
 
 const run = promisify(execFile)
 const P12_PASSWORD = 'other-tool'
@@ -50,15 +51,6 @@ export async function signedBySignpdf(pdf: Uint8Array): Promise<Uint8Array> {
   })
   const signer = new P12Signer(await otherToolP12(), { passphrase: P12_PASSWORD })
   return new Uint8Array(await signpdf.sign(withPlaceholder, signer))
-}
-
-async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'anchor-other-signer-'))
-  try {
-    return await fn(dir)
-  } finally {
-    await rm(dir, { recursive: true, force: true })
-  }
 }
 
 /** `pdf` signed by poppler's `pdfsig -add-signature`, from an NSS database holding the same certificate. */

@@ -6,26 +6,17 @@ import { PdfSigner } from '../../../../src/pdf-signing/pdf-signer.ts'
 import { fromHex } from '../../src/formats/hex.ts'
 import type { PdfSignatureRequest } from '../../src/pdf/sign-pdf.ts'
 
-let made: Promise<{ signer: PdfSigner; rootDer: Uint8Array }> | undefined
+let made: Promise<PdfSigner> | undefined
 
-function testSigner() {
+function testSigner(): Promise<PdfSigner> {
   made ??= makeIdentity().then(({ ca, signing, timestamping }) => {
     const identity = identityOf(ca, signing, timestamping)
-    return {
-      signer: new PdfSigner(identity.signing, developmentTimestampAuthority(identity.timestamping)),
-      rootDer: new Uint8Array(ca.certificate.toSchema(true).toBER(false)),
-    }
+    return new PdfSigner(identity.signing, developmentTimestampAuthority(identity.timestamping))
   })
   return made
 }
 
 /** The CMS the service would answer for `request` (any transaction: tests check what the PDF layer does). */
 export async function testPdfSignature(request: PdfSignatureRequest): Promise<Uint8Array> {
-  const { signer } = await testSigner()
-  return (await signer.sign(fromHex(request.digest))).cms
-}
-
-/** The test signer's root certificate (DER), for checkers that are to trust it. */
-export async function testSignerRoot(): Promise<Uint8Array> {
-  return (await testSigner()).rootDer
+  return (await (await testSigner()).sign(fromHex(request.digest))).cms
 }
