@@ -3,7 +3,7 @@
 // timestamp token from the development TSA or from a real RFC 3161 authority (`openssl ts`), failover between
 // authorities within a deadline.
 import { execFile } from 'node:child_process'
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -47,6 +47,26 @@ async function printed(cms: Uint8Array): Promise<string> {
 }
 
 describe('the development identity', () => {
+  it('is one identity when instances on one DATA_DIR make it at the same moment', async () => {
+    const shared = await mkdtemp(join(tmpdir(), 'pdf-signer-race-'))
+    try {
+      const made = await Promise.all(Array.from({ length: 4 }, () => developmentIdentity(shared)))
+      const pems = made.map((one) => certificatePem(one.signing.certificates[0]!))
+      expect(new Set(pems).size).toBe(1)
+      // And the key on disk is the key of that certificate: a signature made after a restart verifies with it.
+      const reloaded = await developmentIdentity(shared)
+      expect(certificatePem(reloaded.signing.certificates[0]!)).toBe(pems[0])
+      const signed = await new PdfSigner(reloaded.signing, developmentTimestampAuthority(reloaded.timestamping)).sign(
+        await digest(CONTENT),
+      )
+      const roots = parsePemCertificates(certificatePem(made[0]!.signing.certificates[1]!))
+      expect((await checkCmsSignature(signed.cms, CONTENT, roots)).valid).toBe(true)
+      expect((await readdir(shared)).sort()).toEqual(['pdf-signing'])
+    } finally {
+      await rm(shared, { recursive: true, force: true })
+    }
+  })
+
   it('is made once under DATA_DIR/pdf-signing, keys 0600, and the same after a restart', async () => {
     const again = await developmentIdentity(dir)
     expect(certificatePem(again.signing.certificates[0]!)).toBe(certificatePem(identity.signing.certificates[0]!))
