@@ -9,8 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 /** Each precompiled entry point: its build directory, the entry file's name in it, and the source it bundles. */
 export const PRECOMPILED_TARGETS = {
-  /** The `anchor` command (bin/anchor.js). */
-  cli: { dir: 'dist/cli', entry: 'anchor', source: 'src/cli/anchor.ts' },
+  /** The `anchor` command in the checkout (packages/cli/bin/anchor.js). */
+  cli: { dir: 'dist/cli', entry: 'anchor', source: 'packages/cli/src/anchor.ts' },
   /** The service (`npm start`, bin/server.js). */
   server: { dir: 'dist/server', entry: 'server', source: 'src/server.ts' },
 }

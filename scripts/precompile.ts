@@ -1,11 +1,10 @@
 // `npm run build`, also run by `npm install` (the `prepare` script): makes each build of bin/precompiled.js under
-// dist/. Each entry point (the `anchor` command, the service) is bundled into its directory, so that bin/anchor.js and
-// bin/server.js run plain JavaScript instead of loading tsx and transpiling on every run. Code split at dynamic
-// imports: each `anchor` command is its own chunk, so `--help` loads none of them. npm packages but viem stay external
-// and load from node_modules as they are; our own sources, @docanchor/client's included, are bundled. The
-// verification page is bundled by Vite and pre-compressed, so that the service does not spend a core on it for
-// seconds after every start. <dir>/inputs.json records the size and mtime of every source a build read, written last:
-// a build is used only while all still match.
+// dist/. Each entry point (the `anchor` command, the service) is bundled into its directory (entry-bundle.ts), so
+// that packages/cli/bin/anchor.js and bin/server.js run plain JavaScript instead of loading tsx and transpiling on
+// every run. npm packages but viem stay external and load from node_modules as they are; our own sources,
+// @docanchor/client's included, are bundled. The verification page is bundled by Vite and pre-compressed, so that the
+// service does not spend a core on it for seconds after every start. <dir>/inputs.json records the size and mtime of
+// every source a build read, written last: a build is used only while all still match.
 import { readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join, relative, resolve } from 'node:path'
@@ -22,13 +21,20 @@ import {
 import { toWebBuild } from '../src/web/build-assets.ts'
 import { bundlePage } from '../src/web/bundle-page.ts'
 import { writeWebBuild } from '../src/web/web-build-files.ts'
+import { ENTRY_BUNDLE_OPTIONS } from './entry-bundle.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
-const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
-  dependencies: Record<string, string>
-  devDependencies: Record<string, string>
+interface Manifest {
+  dependencies?: Record<string, string>
+  devDependencies?: Record<string, string>
 }
+/** The service's and the `anchor` command's: the checkout's builds bundle both. */
+const manifests = await Promise.all(
+  ['package.json', 'packages/cli/package.json'].map(
+    async (path) => JSON.parse(await readFile(join(ROOT, path), 'utf8')) as Manifest,
+  ),
+)
 /**
  * Packages bundled rather than loaded from node_modules: our own client package, and viem and drizzle-orm, which are
  * plain ESM marked free of side effects, so that the bundle keeps only the part we use (viem: ~35 ms to load, against
@@ -42,9 +48,9 @@ const BUNDLED_PACKAGES = new Set(['@docanchor/client', 'viem', 'drizzle-orm'])
  * ESM bundle cannot serve, so these two load from node_modules if ever. */
 const EXTERNAL_DEPENDENCIES_OF_BUNDLED = ['isows', 'ws']
 const external = [
-  ...Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter(
-    (name) => !BUNDLED_PACKAGES.has(name),
-  ),
+  ...manifests
+    .flatMap((manifest) => Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }))
+    .filter((name) => !BUNDLED_PACKAGES.has(name)),
   ...EXTERNAL_DEPENDENCIES_OF_BUNDLED,
 ].flatMap((name) => [name, `${name}/*`])
 
@@ -99,16 +105,11 @@ async function precompileEntry(target: PrecompiledTarget): Promise<void> {
     absWorkingDir: ROOT,
     entryPoints: { [target.entry]: target.source },
     outdir: outDir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
+    ...ENTRY_BUNDLE_OPTIONS,
     conditions: ['@docanchor/source'],
     external,
     plugins: [sourceImportMetaUrl(outDir)],
     metafile: true,
-    logLevel: 'warning',
   })
   await recordInputs(target, Object.keys(result.metafile.inputs))
 }

@@ -1,8 +1,8 @@
 // Whether the node still serves the configured contract: the chain id it was started with, and the contract's code at
 // its address. A node restarted with an empty chain answers every call to that address with success and no event.
+import { DOCUMENT_ANCHORED_TOPIC } from '@docanchor/client'
 import type { Address } from 'viem'
 import type { ChainClient } from './chain-client.ts'
-import { DOCUMENT_ANCHORED_TOPIC } from './document-anchored-event.ts'
 
 export type ContractState =
   | 'ok'

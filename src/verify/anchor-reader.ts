@@ -1,9 +1,9 @@
 // Fetches the anchors of many transactions in one batched JSON-RPC round trip, remembering the final ones for good.
+import { type AnchoredEvent, anchorFromReceipt, type ReceiptLike } from '@docanchor/client'
 import { LRUCache } from 'lru-cache'
 import { type Address, type Hash, type Hex, hexToBigInt, hexToNumber, type RpcTransactionReceipt } from 'viem'
 import type { ChainClient } from '../chain/chain-client.ts'
 import { ChainUnavailableError } from '../chain/chain-errors.ts'
-import { type AnchorRecord, anchorFromReceipt, type ReceiptLike } from './anchor-entry.ts'
 
 export interface AnchorReaderOptions {
   client: ChainClient
@@ -17,12 +17,12 @@ export interface AnchorReaderOptions {
  * What a transaction holds: its anchor, `null` when it exists but is not an anchor of our contract (a plain
  * transfer, another contract's look-alike event, a reverted call) or does not exist at all.
  */
-export type AnchorLookup = AnchorRecord | null
+export type AnchorLookup = AnchoredEvent | null
 
 export class AnchorReader {
   readonly #options: AnchorReaderOptions
   // `false`: a final transaction that is not an anchor. Only final answers are kept: they can no longer change.
-  readonly #final: LRUCache<string, AnchorRecord | false>
+  readonly #final: LRUCache<string, AnchoredEvent | false>
 
   constructor(options: AnchorReaderOptions) {
     this.#options = options

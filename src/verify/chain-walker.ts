@@ -1,8 +1,8 @@
 // Walks a document's signature chain from the requested anchor back to its first, checking every link on chain.
-import { type IdentityAttestation, ZERO_TX_HASH } from '@docanchor/client'
+import { type AnchoredEvent, type IdentityAttestation, ZERO_TX_HASH } from '@docanchor/client'
 import type { Hash } from 'viem'
 import type { RawQuery } from '../db/database.ts'
-import { type AnchorRecord, type ChainEntry, toChainEntry } from './anchor-entry.ts'
+import { type ChainEntry, toChainEntry } from './anchor-entry.ts'
 import { type IndexedChain, readIndexedChain } from './anchor-index.ts'
 import type { AnchorLookup, AnchorReader } from './anchor-reader.ts'
 import type { ChainLinkIndex } from './chain-link-index.ts'
@@ -76,7 +76,7 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
   if (!requested) throw new AnchorNotFoundError(`Transaction ${txHash} holds no anchor of this contract`)
   deps.links.rememberSuccessors(txHash, indexed.successors)
 
-  const chain: AnchorRecord[] = [requested]
+  const chain: AnchoredEvent[] = [requested]
   const seen = new Set<Hash>([txHash])
   let current = requested
   while (current.previousTxHash !== ZERO_TX_HASH) {
@@ -102,7 +102,7 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
 
   const successors = indexed.successors
     .map((hash) => known.get(hash))
-    .filter((anchor): anchor is AnchorRecord => !!anchor && anchor.previousTxHash === txHash)
+    .filter((anchor): anchor is AnchoredEvent => !!anchor && anchor.previousTxHash === txHash)
     .sort((a, b) =>
       a.blockNumber === b.blockNumber
         ? a.transactionIndex - b.transactionIndex
@@ -115,7 +115,7 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
   const row = indexed.chain[0]
   const payloadMatches = row?.txHash === txHash && row.compositeHash === requested.compositeHash
   // Like the ciphertext, an attestation belongs to the composite hash its row was stored for.
-  const attested = (record: AnchorRecord): AttestedEntry => {
+  const attested = (record: AnchoredEvent): AttestedEntry => {
     const stored = indexed.attestations.get(record.txHash)
     const attestation = stored?.compositeHash === record.compositeHash ? stored.attestation : null
     return { ...toChainEntry(record), attestation }

@@ -1,5 +1,5 @@
-// bin/anchor.js and bin/server.js run their build under dist/ only while every source it was built from is
-// unchanged; otherwise the sources via tsx.
+// packages/cli/bin/anchor.js (in the checkout) and bin/server.js run their build under dist/ only while every source
+// it was built from is unchanged; otherwise the sources via tsx.
 import { execFile } from 'node:child_process'
 import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'

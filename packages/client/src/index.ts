@@ -1,5 +1,5 @@
 // The public surface of @docanchor/client: what an application imports. Everything here runs on Web APIs alone
-// (fetch, WebCrypto, streams), so the same build serves Node 20+, browsers and an Electron renderer.
+// (fetch, WebCrypto, streams), so the same build serves Node 22+, browsers and an Electron renderer.
 
 export {
   AnchorApiError,
@@ -37,6 +37,12 @@ export type {
   VerifyResult,
 } from './api/api-schemas.ts'
 export { createPkcePair, type PkcePair } from './api/pkce.ts'
+export {
+  type AnchoredEvent,
+  anchorFromReceipt,
+  DOCUMENT_ANCHORED_TOPIC,
+  type ReceiptLike,
+} from './chain/anchored-event.ts'
 export {
   type AnchorGeo,
   type AnchorPayload,

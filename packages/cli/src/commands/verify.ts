@@ -1,0 +1,295 @@
+// `anchor verify <file.pdf | QR URL>`: checks every signature of a PDF (or the one a QR URL names) against the
+// anchors, through the service or, with --rpc, straight from the chain.
+
+import { rootCertificates } from 'node:tls'
+import {
+  checkSignedPdf,
+  compositeHash,
+  compositeHashesEqual,
+  decideIdentity,
+  decryptPayload,
+  type IdentityDecision,
+  MAX_PDF_BYTES,
+  type PdfCheckResult,
+  type PdfSignatureCheck,
+  parseAnchorPayload,
+  parseQrUrl,
+  pemCertificates,
+  readSignedPdf,
+} from '@docanchor/client'
+import type { Address } from 'viem'
+import type { Claims, Lookup } from '../chain-source.ts'
+import {
+  type CliContext,
+  type CliRun,
+  parseCommandArgs,
+  readInputFile,
+  serviceUrl,
+  writeJson,
+  writeLines,
+} from '../cli-context.ts'
+import { EXIT, usageError } from '../cli-errors.ts'
+import { PASSWORD_FILE_OPTION, readPasswordFile, refusePasswordOnCommandLine, wrongPassword } from '../pdf-password.ts'
+import { ServiceClient } from '../service-client.ts'
+import { readStoredLogin } from '../token-store.ts'
+import type { TrustedContracts } from '../trusted-contract.ts'
+
+const IDENTITY_WORDS: Record<IdentityDecision['state'], string> = {
+  attested: 'attested by the service',
+  claimed: 'claimed by the signer’s application, not attested',
+  mismatch: 'MISMATCH: not what the service attests',
+}
+
+function identityLine(identity: IdentityDecision | null): string {
+  if (!identity) return 'identity unchecked (no payload tied to the anchor)'
+  const { attestation } = identity
+  const account = attestation
+    ? ` (anchored by an account signed in with ${attestation.trust}${attestation.verified ? '' : ', unverified'})`
+    : ''
+  return `identity ${IDENTITY_WORDS[identity.state]}${account}`
+}
+
+const NOT_ATTESTED = 'Name, company and position are as the signer stated them: no one attests them.'
+
+function timestampWords(timestamp: PdfSignatureCheck['timestamp']): string {
+  if (!timestamp) return 'no timestamp'
+  const trust = timestamp.trusted ? '' : ', authority not trusted'
+  return `timestamped ${timestamp.time} by ${timestamp.authority ?? 'an unnamed authority'}${trust}`
+}
+
+function ownPdfSignatureLine(pdfSignature: PdfSignatureCheck | null): string {
+  if (!pdfSignature) return 'no PDF signature (signed before the service made them)'
+  if (pdfSignature.status !== 'valid') return `PDF signature ${pdfSignature.status.toUpperCase()}`
+  const by = pdfSignature.madeByService ? "the service's certificate" : 'a certificate the service does not publish'
+  return `PDF signature valid, made with ${by} (${pdfSignature.signer?.subject}), ${timestampWords(pdfSignature.timestamp)}`
+}
+
+function otherSignatureLine(other: PdfSignatureCheck): string {
+  const name = other.name === null ? 'a signature' : `"${other.name}"`
+  const where = `${name} (revision ${other.revision}, ${other.subFilter ?? 'unknown kind'})`
+  if (other.status !== 'valid') {
+    return `${where}: ${other.status === 'invalid' ? 'INVALID' : 'not checked'}: ${other.problems.join('; ')}`
+  }
+  const trust = other.trusted ? 'certificate trusted' : `certificate not trusted: ${other.trustProblem}`
+  return `${where}: valid, signed by ${other.signer?.subject}, ${trust}, ${timestampWords(other.timestamp)}`
+}
+
+function checkedAgainst(trusted: TrustedContracts): string {
+  const source = { '--contract': '--contract', service: "the service's /api/info", pinned: 'your pins' }[trusted.source]
+  return `checked on chain ${trusted.chainId} against contract ${trusted.contracts.join(', ')} (from ${source})`
+}
+
+/** The report's lines: written with writeLines, which shows any control character a name or e-mail holds as text. */
+function describe(result: PdfCheckResult, file: string, trusted: TrustedContracts): string[] {
+  const out: string[] = []
+  const n = result.signatures.length
+  out.push(`${file}: ${count(n, 'signature')} in ${count(result.revisions.length, 'revision')}`)
+  out.push(`  ${checkedAgainst(trusted)}`)
+  for (const check of result.signatures) {
+    const s = check.signature
+    const who = `${s.signer_name} <${s.signer_email}>${s.company ? `, ${s.position ? `${s.position}, ` : ''}${s.company}` : ''}`
+    out.push(`  ${check.valid ? 'valid  ' : 'INVALID'} ${check.position}. ${who}, ${s.timestamp}`)
+    out.push(`          transaction ${s.tx_hash}`)
+    out.push(`          ${identityLine(check.identity)}`)
+    if (check.signedBytes !== null)
+      out.push(`          covers bytes 0-${check.signedBytes} (revision ${check.revision})`)
+    out.push(`          ${ownPdfSignatureLine(check.pdfSignature)}`)
+    for (const problem of check.problems) out.push(`          - ${problem}`)
+  }
+  if (result.otherSignatures.length > 0) out.push(`  Other products' PDF signatures:`)
+  for (const other of result.otherSignatures) out.push(`    ${otherSignatureLine(other)}`)
+  for (const problem of result.problems) out.push(`  ${problem}`)
+  out.push(`  ${NOT_ATTESTED}`)
+  out.push(
+    !result.valid
+      ? 'NOT VERIFIED.'
+      : n === 1
+        ? 'Verified: the signature is valid.'
+        : `Verified: all ${n} signatures are valid.`,
+  )
+  return out
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
+
+async function verifyQrUrl(
+  url: string,
+  lookup: Lookup,
+  service: ServiceClient,
+  context: CliContext,
+  json: boolean,
+  trusted: TrustedContracts,
+) {
+  const parts = parseQrUrl(url)
+  const record = await lookup(parts.txHash)
+  const problems: string[] = []
+  let payload: ReturnType<typeof parseAnchorPayload> | null = null
+  let identity: IdentityDecision | null = null
+  if (!record) problems.push(`no anchor with transaction hash ${parts.txHash} exists`)
+  else {
+    const encrypted = record.encryptedPayload ?? (await service.anchor(parts.txHash))?.encryptedPayload ?? null
+    if (encrypted === null) problems.push('the service holds no payload for this anchor')
+    else {
+      try {
+        const text = await decryptPayload(encrypted, parts.key)
+        if (!compositeHashesEqual(await compositeHash(text), record.compositeHash)) {
+          problems.push('the payload does not hash to the anchored composite hash')
+        } else payload = parseAnchorPayload(text, { requireCanonical: false })
+      } catch {
+        problems.push('the payload does not decrypt with the key in the QR URL')
+      }
+    }
+  }
+  if (record && payload) {
+    identity = await decideIdentity(payload, record.attestation ?? null)
+    if (identity.state === 'mismatch') problems.push(`the signer's identity is not what the service attests`)
+  }
+  const valid = problems.length === 0
+  if (json) {
+    writeJson(context.io, {
+      qrUrl: url,
+      valid,
+      chainId: trusted.chainId,
+      contract: trusted.contracts[0],
+      contractSource: trusted.source,
+      txHash: parts.txHash,
+      anchor: record,
+      payload,
+      identity: identity?.state ?? null,
+      identityMismatches: identity?.mismatches ?? [],
+      problems,
+    })
+  } else {
+    const lines = [`${url}`, `  ${checkedAgainst(trusted)}`]
+    if (payload) {
+      lines.push(`  signed by ${payload.s.n} <${payload.s.e}> at ${new Date(payload.ts * 1000).toISOString()}`)
+      lines.push(`  document hash ${payload.d}`)
+      lines.push(`  ${identityLine(identity)}`)
+      lines.push(`  ${NOT_ATTESTED}`)
+    }
+    for (const problem of problems) lines.push(`  - ${problem}`)
+    lines.push(valid ? 'Verified: the anchor and its payload match.' : 'NOT VERIFIED.')
+    writeLines(context.io.stdout, lines)
+  }
+  return valid ? EXIT.ok : EXIT.failed
+}
+
+export const runVerify: CliRun = async (argv, context) => {
+  refusePasswordOnCommandLine(argv)
+  const { values, positionals } = parseCommandArgs(argv, {
+    ...PASSWORD_FILE_OPTION,
+    json: { type: 'boolean' },
+    service: { type: 'string' },
+    rpc: { type: 'string' },
+    contract: { type: 'string' },
+    'qr-url': { type: 'string', multiple: true },
+  })
+  const [target, ...extra] = positionals
+  if (!target) throw usageError('what to verify? anchor verify <file.pdf | QR URL>')
+  if (extra.length > 0) throw usageError(`unexpected argument ${extra[0]}`)
+  if (values.contract !== undefined && !(await import('viem')).isAddress(values.contract)) {
+    throw usageError('--contract is not an address')
+  }
+  if (values.rpc !== undefined && !/^https?:\/\//.test(values.rpc)) throw usageError('--rpc must be an http(s) URL')
+  const qrUrls = values['qr-url'] ?? []
+  for (const url of qrUrls) parseQrUrl(url)
+  const configured = await configuredService(context, values.service)
+  const service = new ServiceClient(configured ?? serviceUrl(context, undefined), undefined, {
+    fetch: context.fetch,
+  })
+  const json = values.json ?? false
+
+  const isUrl = /^https?:\/\//i.test(target)
+  const password = await readPasswordFile(values['password-file'], context.io)
+  const pdf = isUrl
+    ? undefined
+    : await readSignedPdf(await readInputFile(target, MAX_PDF_BYTES), { password }).catch((error: unknown) => {
+        throw wrongPassword(error, password, target)
+      })
+  const named = new Map(
+    (pdf?.revisions.findLast((r) => r.metadata)?.metadata?.signatures ?? []).map((s) => [
+      s.tx_hash.toLowerCase(),
+      s.contract_address,
+    ]),
+  )
+
+  let lookup: Lookup
+  let trusted: TrustedContracts
+  let serviceCertificates: Uint8Array[] = []
+  if (values.rpc) {
+    // Every signature's contract is settled before anything is read, so a refusal names the PDF's own claim.
+    const claims: Claims = pdf ? [...named] : [[parseQrUrl(target).txHash, undefined]]
+    const { chainSource } = await import('../chain-source.ts')
+    ;({ lookup, trusted } = await chainSource(
+      values.rpc,
+      values.contract,
+      claims,
+      { client: service, configured: configured !== undefined },
+      context,
+    ))
+  } else {
+    const info = await service.info()
+    trusted = { chainId: info.chainId, source: 'service', contracts: [info.contractAddress.toLowerCase() as Address] }
+    lookup = (txHash) => service.anchor(txHash)
+    serviceCertificates = info.pdfSigning.certificates.flatMap(pemCertificates)
+  }
+  // With --rpc, the configured service (if any) still names its certificates: its answer is only trusted for that.
+  if (values.rpc && configured !== undefined) {
+    const info = await service.info().catch(() => undefined)
+    serviceCertificates = info?.pdfSigning.certificates.flatMap(pemCertificates) ?? []
+  }
+  if (!pdf) return verifyQrUrl(target, lookup, service, context, json, trusted)
+
+  const result = await checkSignedPdf(pdf, {
+    verify: lookup,
+    qrUrls,
+    serviceCertificates,
+    trustedCertificates: rootCertificates.flatMap(pemCertificates),
+  })
+  if (json) {
+    writeJson(context.io, {
+      file: target,
+      valid: result.valid,
+      source: values.rpc ? 'chain' : 'service',
+      chainId: trusted.chainId,
+      contract: trusted.contracts[0],
+      contractSource: trusted.source,
+      signatures: result.signatures.map((check) => ({
+        position: check.position,
+        valid: check.valid,
+        signer: {
+          name: check.signature.signer_name,
+          email: check.signature.signer_email,
+          type: check.signature.signer_type,
+          company: check.signature.company,
+          position: check.signature.position,
+        },
+        timestamp: check.signature.timestamp,
+        identity: check.identity?.state ?? null,
+        identityMismatches: check.identity?.mismatches ?? [],
+        attestation: check.anchorRecord?.attestation ?? null,
+        txHash: check.signature.tx_hash,
+        compositeHash: check.signature.composite_hash,
+        docHash: check.signature.doc_hash,
+        qrUrl: check.signature.qr_url,
+        revision: check.revision,
+        signedBytes: check.signedBytes,
+        checks: { documentHash: check.documentHash, anchor: check.anchor, payload: check.payload },
+        anchoredAt: check.anchorRecord?.timestamp ?? null,
+        pdfSignature: check.pdfSignature,
+        problems: check.problems,
+      })),
+      otherSignatures: result.otherSignatures,
+      revisions: result.revisions,
+      unsignedBytes: result.unsignedBytes,
+      problems: result.problems,
+    })
+  } else writeLines(context.io.stdout, describe(result, target, trusted))
+  return result.valid ? EXIT.ok : EXIT.failed
+}
+
+/** The service the user configured (--service, ANCHOR_URL, else the stored login's), or undefined for none. */
+async function configuredService(context: CliContext, flag: string | undefined): Promise<string | undefined> {
+  if (flag !== undefined || context.config.serviceUrlConfigured) return serviceUrl(context, flag)
+  return (await readStoredLogin(context.config.configDir))?.service
+}

@@ -1,0 +1,140 @@
+// The CLI's view of the service: @docanchor/client's API client, with its errors turned into CliErrors that say
+// what to do (start the service, log in again) and never echo a token.
+
+import {
+  type AccountExport,
+  AnchorApiError,
+  type AnchorClient,
+  AnchorNetworkError,
+  AnchorNotConfirmedError,
+  type AnchorPage,
+  type AnchorRecord,
+  type AnchorRequest,
+  createAnchorClient,
+  type PdfSignatureRequest,
+  pdfSignatureCms,
+  type ServiceInfo,
+  type SignInResult,
+} from '@docanchor/client'
+import { CliError, EXIT } from './cli-errors.ts'
+
+export interface ServiceClientOptions {
+  /** Time to wait for a pending (202) anchor to be confirmed. */
+  relayTimeoutMs?: number
+  fetch?: typeof fetch
+}
+
+export class ServiceClient {
+  readonly baseUrl: string
+  private readonly api: AnchorClient
+  private readonly relayTimeoutMs: number
+
+  constructor(
+    baseUrl: string,
+    private readonly token?: string,
+    options: ServiceClientOptions = {},
+  ) {
+    this.api = createAnchorClient({ baseUrl, token, fetch: options.fetch, retries: 2 })
+    this.baseUrl = this.api.baseUrl
+    this.relayTimeoutMs = options.relayTimeoutMs ?? 120_000
+  }
+
+  requestCode(email: string): Promise<void> {
+    return this.explain(() => this.api.requestCode(email))
+  }
+
+  verifyCode(email: string, code: string): Promise<SignInResult> {
+    return this.explain(() => this.api.verifyCode(email, code))
+  }
+
+  logout(): Promise<void> {
+    return this.explain(() => this.api.logout(), true)
+  }
+
+  info(): Promise<ServiceInfo> {
+    return this.explain(() => this.api.info())
+  }
+
+  /** Anchors the request and waits until it is confirmed. */
+  relay(request: AnchorRequest): Promise<{ txHash: string }> {
+    return this.explain(() => this.api.relay(request, { waitMs: this.relayTimeoutMs }), true)
+  }
+
+  /** The service's PDF signature (CMS, DER) for one of the user's confirmed anchors. */
+  async pdfSignature(request: PdfSignatureRequest): Promise<Uint8Array> {
+    return pdfSignatureCms(await this.explain(() => this.api.pdfSignature(request), true))
+  }
+
+  /** A page of the login's anchors, newest first. */
+  anchors(page: { cursor?: string; limit?: number }): Promise<AnchorPage> {
+    return this.explain(() => this.api.anchors(page), true)
+  }
+
+  /** Everything the service holds about the login's account. */
+  exportAccount(): Promise<AccountExport> {
+    return this.explain(() => this.api.exportAccount(), true)
+  }
+
+  /** Deletes the login's account; the service wants a sign-in of the last few minutes for it. */
+  deleteAccount(): Promise<void> {
+    return this.explain(() => this.api.deleteAccount(), true)
+  }
+
+  /** The anchor of a transaction as the service reports it; null when there is none. */
+  async anchor(txHash: string): Promise<AnchorRecord | null> {
+    try {
+      return await this.explain(() => this.api.verify(txHash))
+    } catch (error) {
+      if (error instanceof CliError && error.code === 'ANCHOR_NOT_FOUND') return null
+      throw error
+    }
+  }
+
+  private async explain<T>(work: () => Promise<T>, needsLogin = false): Promise<T> {
+    if (needsLogin && !this.token) throw notLoggedIn()
+    try {
+      return await work()
+    } catch (error) {
+      throw toCliError(error, this.baseUrl, needsLogin)
+    }
+  }
+}
+
+function toCliError(error: unknown, baseUrl: string, needsLogin: boolean): unknown {
+  if (error instanceof AnchorNetworkError) {
+    return new CliError(
+      `cannot reach the service at ${baseUrl} (is it running? set --service or ANCHOR_URL)`,
+      EXIT.service,
+      'SERVICE_UNREACHABLE',
+    )
+  }
+  if (error instanceof AnchorNotConfirmedError) {
+    return new CliError(
+      `the anchor transaction is still ${error.state}; run the same command again later`,
+      EXIT.service,
+      'RELAY_PENDING',
+    )
+  }
+  if (!(error instanceof AnchorApiError)) return error
+  if (error.code === 'INVALID_CODE') {
+    return new CliError('wrong or expired code: run `anchor login` to get a new one', EXIT.failed, 'INVALID_CODE')
+  }
+  if (error.code === 'REAUTHENTICATION_REQUIRED') {
+    return new CliError(
+      'the service wants a recent sign-in for this: run `anchor login`, then the same command again',
+      EXIT.service,
+      error.code,
+    )
+  }
+  if (error.status === 401 && needsLogin) {
+    return new CliError(
+      'the service refused the login (expired or revoked): run `anchor login` again',
+      EXIT.service,
+      'LOGIN_EXPIRED',
+    )
+  }
+  return new CliError(`the service answered ${error.status} ${error.code}: ${error.detail}`, EXIT.service, error.code)
+}
+
+export const notLoggedIn = () =>
+  new CliError('not logged in: run `anchor login` (or set ANCHOR_TOKEN)', EXIT.service, 'NOT_LOGGED_IN')

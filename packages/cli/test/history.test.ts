@@ -1,0 +1,52 @@
+// `anchor history`: the login's anchors, newest first, as lines or JSON; a page by default, every one with --all.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../../../test/helpers/app.ts'
+import { newBody, postRelay } from '../../../test/relay/relay-helpers.ts'
+import { runAnchor } from './helpers/run-anchor.ts'
+
+let t: TestApp
+let url: string
+let user: SignedInUser
+/** Oldest first. */
+const made: string[] = []
+
+const history = (argv: string[], token = user.token) =>
+  runAnchor(['history', ...argv], { ANCHOR_URL: url, ANCHOR_TOKEN: token, XDG_CONFIG_HOME: '/nonexistent' })
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_WAIT_MS: '5000' } })
+  url = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  user = await signInTestUser(t)
+  for (let i = 0; i < 5; i++) made.push((await postRelay(t.app, user.headers, newBody())).json().txHash)
+}, 120_000)
+afterAll(async () => t?.close())
+
+describe('anchor history', () => {
+  it('prints one line per anchor, newest first, and says when there are more', async () => {
+    const run = await history(['--limit', '2'])
+    expect(run.code).toBe(0)
+    const lines = run.stdout.trimEnd().split('\n')
+    expect(lines).toHaveLength(3)
+    expect(lines[0]).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  confirmed  ${made[4]}  block \\d+$`))
+    expect(lines[1]).toContain(made[3])
+    expect(lines[2]).toBe('… more: `anchor history --all` lists every one')
+  })
+
+  it('lists every anchor with --all, as JSON with --json', async () => {
+    const run = await history(['--all', '--json'])
+    expect(run.code).toBe(0)
+    const anchors = JSON.parse(run.stdout) as { txHash: string; status: string }[]
+    expect(anchors.map((a) => a.txHash)).toEqual([...made].reverse())
+    expect(new Set(anchors.map((a) => a.status))).toEqual(new Set(['confirmed']))
+  })
+
+  it('says so when there is nothing yet, and refuses bad options before asking the service', async () => {
+    const fresh = await signInTestUser(t)
+    expect(await history([], fresh.token)).toMatchObject({ code: 0, stdout: 'No anchors yet.\n' })
+    for (const argv of [['--limit', '0'], ['--limit', '101'], ['--limit', '2', '--all'], ['extra']]) {
+      const run = await history(argv)
+      expect(run.code, argv.join(' ')).toBe(2)
+      expect(run.stderr, argv.join(' ')).toContain('usage: anchor history')
+    }
+  })
+})

@@ -1,0 +1,183 @@
+// Independent proof that `anchor sign` makes PDF signatures every reader validates: poppler's pdfsig says "Signature is
+// Valid" for each (and "Certificate is Trusted" once the service's chain is in its NSS database), OpenSSL reads every
+// /Contents as CMS with signingCertificateV2 and a timestamp token, qpdf finds no error, the QR codes decode from the
+// rendered page, qpdf's view of each revision shows that no revision changed page content, and a signature another
+// product made before keeps its validity.
+import { execFile } from 'node:child_process'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { readSignedPdf } from '@docanchor/client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, signInTestUser, type TestApp } from '../../../test/helpers/app.ts'
+import { qpdfCheck, scanQrCodes } from '../../client/test/pdf/fixtures.ts'
+import { pdfsigReport, signedBySignpdf } from '../../client/test/pdf/other-signers.ts'
+import { pdfLibDocument } from '../../client/test/pdf/portable-fixtures.ts'
+import { runAnchor } from './helpers/run-anchor.ts'
+
+const run = promisify(execFile)
+
+let t: TestApp
+let url: string
+let dir: string
+let token: string
+let nssdir: string
+let twice: Uint8Array
+
+const anchor = (argv: string[]) =>
+  runAnchor(argv, { XDG_CONFIG_HOME: join(dir, 'config'), ANCHOR_URL: url, ANCHOR_TOKEN: token })
+const file = (name: string) => join(dir, name)
+
+beforeAll(async () => {
+  t = await createTestApp()
+  url = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  dir = await mkdtemp(join(tmpdir(), 'anchor-pades-'))
+  token = (await signInTestUser(t, 'ada@example.com', 'google')).token
+  await writeFile(file('contract.pdf'), await pdfLibDocument({ pages: 2 }))
+  for (const [from, to, name] of [
+    ['contract.pdf', 'once.pdf', 'Ada Lovelace'],
+    ['once.pdf', 'twice.pdf', 'Ada Lovelace, again'],
+  ] as const) {
+    const signed = await anchor(['sign', file(from), '-o', file(to), '--name', name])
+    expect(signed.stderr).toBe('')
+  }
+  twice = new Uint8Array(await readFile(file('twice.pdf')))
+
+  // The service's chain from /api/info in an NSS database, as docs/operations.md shows: the root trusted to issue,
+  // the signing certificate itself known too (poppler 22.12 otherwise reports a second signature by it as unknown).
+  const info = (await t.app.inject({ url: '/api/info' })).json() as { pdfSigning: { certificates: string[] } }
+  const [signer, root] = info.pdfSigning.certificates
+  nssdir = file('nss')
+  await mkdir(nssdir)
+  await writeFile(file('root.pem'), root!)
+  await writeFile(file('signer.pem'), signer!)
+  await run('certutil', ['-N', '-d', `sql:${nssdir}`, '--empty-password'])
+  await run('certutil', ['-A', '-d', `sql:${nssdir}`, '-n', 'anchor-root', '-t', 'CT,C,C', '-i', file('root.pem')])
+  await run('certutil', ['-A', '-d', `sql:${nssdir}`, '-n', 'anchor-signer', '-t', ',,', '-i', file('signer.pem')])
+}, 120_000)
+
+afterAll(async () => {
+  await t?.close()
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+
+describe('a PDF signed twice with anchor sign', () => {
+  it('shows two valid signatures in pdfsig, trusted with the service’s chain', async () => {
+    const untrusted = await pdfsigReport(twice)
+    expect(untrusted.signatures.map((s) => [s.field, s.validation])).toEqual([
+      ['Anchor signature 1', 'Signature is Valid.'],
+      ['Anchor signature 2', 'Signature is Valid.'],
+    ])
+    expect(untrusted.text).toContain('Signature Type: ETSI.CAdES.detached')
+    expect(untrusted.text).toContain('Total document signed')
+    const trusted = await pdfsigReport(twice, `sql:${nssdir}`)
+    expect(trusted.text.match(/Certificate Validation: (.*)/g)).toEqual([
+      'Certificate Validation: Certificate is Trusted.',
+      'Certificate Validation: Certificate is Trusted.',
+    ])
+  })
+
+  it('carries in each /Contents a CMS with signingCertificateV2 and a signature timestamp token (OpenSSL)', async () => {
+    await run('pdfsig', ['-dump', file('twice.pdf')], { cwd: dir })
+    const dumps = (await readdir(dir)).filter((name) => /^twice\.pdf\.sig\d$/.test(name)).sort()
+    expect(dumps).toEqual(['twice.pdf.sig0', 'twice.pdf.sig1'])
+    for (const dump of dumps) {
+      const { stdout } = await run('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', file(dump)])
+      expect(stdout).toContain('object: id-smime-aa-signingCertificateV2 (1.2.840.113549.1.9.16.2.47)')
+      expect(stdout).toContain('object: id-smime-aa-timeStampToken (1.2.840.113549.1.9.16.2.14)')
+      expect(stdout).not.toContain('signingTime')
+      // The token itself: a SignedData whose content is a TSTInfo.
+      const parsed = await run('openssl', ['asn1parse', '-inform', 'DER', '-in', file(dump)])
+      expect(parsed.stdout).toMatch(/OBJECT +:id-smime-ct-TSTInfo/)
+    }
+  })
+
+  it('passes qpdf --check, and both QR codes decode from the rendered page', async () => {
+    expect(await qpdfCheck(twice)).toMatch(/No syntax or stream encoding errors/)
+    const read = await readSignedPdf(twice)
+    const urls = read.revisions.at(-1)!.metadata!.signatures.map((signature) => signature.qr_url)
+    expect((await scanQrCodes(twice, 1)).sort()).toEqual([...urls].sort())
+  })
+
+  it('never changes page content: each revision adds objects and rewrites only the catalog, the page and the form', async () => {
+    const read = await readSignedPdf(twice)
+    const views: Record<string, { value?: unknown; stream?: { dict: Record<string, unknown>; data?: string } }>[] = []
+    for (const revision of read.revisions) {
+      const prefix = file(`revision-${revision.index}.pdf`)
+      await writeFile(prefix, twice.subarray(0, revision.end))
+      const { stdout } = await run('qpdf', ['--json=2', '--json-key=qpdf', '--json-stream-data=inline', prefix], {
+        maxBuffer: 64 * 1024 * 1024,
+      })
+      views.push(JSON.parse(stdout).qpdf[1])
+    }
+    for (let k = 1; k < views.length; k++) {
+      const [before, after] = [views[k - 1]!, views[k]!]
+      const changed = Object.keys(before).filter(
+        (key) => key !== 'trailer' && JSON.stringify(before[key]) !== JSON.stringify(after[key]),
+      )
+      for (const key of changed) {
+        const object = after[key]!
+        expect(object.stream, `revision ${k} rewrites the stream ${key}`).toBeUndefined()
+        const value = object.value as Record<string, unknown> | unknown[]
+        const kind = Array.isArray(value)
+          ? 'an array (a page’s /Annots)'
+          : value['/Type'] === '/Catalog'
+            ? 'the catalog'
+            : value['/Type'] === '/Page'
+              ? 'a page'
+              : '/Fields' in value
+                ? 'the form'
+                : `something else: ${JSON.stringify(value).slice(0, 200)}`
+        expect(
+          ['an array (a page’s /Annots)', 'the catalog', 'a page', 'the form'],
+          `${key} in revision ${k}`,
+        ).toContain(kind)
+        // A rewritten page keeps its content.
+        if (kind === 'a page') {
+          const previous = (before[key]!.value as Record<string, unknown>)['/Contents']
+          expect((value as Record<string, unknown>)['/Contents']).toEqual(previous)
+        }
+      }
+    }
+  })
+
+  it('is verified by anchor verify, which names each PDF signature’s certificate and timestamp', async () => {
+    const verified = await anchor(['verify', file('twice.pdf')])
+    expect(verified.stdout.match(/PDF signature valid, made with the service's certificate .*/g)).toHaveLength(2)
+    expect(verified.stdout).toContain('timestamped 20')
+    expect(verified.stdout).toContain('by Document Anchoring Service development TSA (untrusted)')
+    expect(verified.stdout).toMatch(/Verified: all 2 signatures are valid\.\n$/)
+    expect(verified.code).toBe(0)
+  })
+})
+
+describe('a PDF another product signed first', () => {
+  it('keeps that signature valid in pdfsig after ours, and anchor verify checks it too', async () => {
+    await writeFile(file('theirs.pdf'), await signedBySignpdf(await pdfLibDocument()))
+    const signed = await anchor(['sign', file('theirs.pdf'), '-o', file('theirs-and-ours.pdf'), '--name', 'Ada'])
+    expect(signed.code).toBe(0)
+    const both = new Uint8Array(await readFile(file('theirs-and-ours.pdf')))
+    expect((await pdfsigReport(both)).signatures.map((s) => s.validation)).toEqual([
+      'Signature is Valid.',
+      'Signature is Valid.',
+    ])
+    const verified = await anchor(['verify', file('theirs-and-ours.pdf')])
+    expect(verified.stdout).toMatch(
+      /Other products' PDF signatures:\n {4}"Signature1" \(revision 1, adbe\.pkcs7\.detached\): valid, signed by CN=Other Tool Signer, certificate not trusted: it does not chain to a trusted root, no timestamp/,
+    )
+    expect(verified.code).toBe(0)
+
+    // One byte of their signed part changed: their signature breaks, and so does the verification.
+    const bytes = new Uint8Array(await readFile(file('theirs.pdf')))
+    const at = Buffer.from(bytes).indexOf('/Producer')
+    const tampered = both.slice()
+    tampered[at + 1] = 'p'.charCodeAt(0)
+    await writeFile(file('tampered.pdf'), tampered)
+    const broken = await anchor(['verify', file('tampered.pdf')])
+    expect(broken.stdout).toMatch(
+      /"Signature1" \(revision 1, adbe\.pkcs7\.detached\): INVALID: the document’s bytes are not what was signed/,
+    )
+    expect(broken.code).toBe(1)
+  })
+})
