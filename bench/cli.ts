@@ -1,6 +1,7 @@
 // The `anchor` command's wall time and peak RSS against a bare `node -e 0` measured in the same run (median of RUNS,
-// each process timed by /usr/bin/time): `anchor --help`, an argument error, and `anchor sign` of a one-page PDF
-// against a local service (embedded anvil and PGlite, started in this process and not timed).
+// each process timed by /usr/bin/time): `anchor --help`, an argument error, `anchor sign` of a one-page PDF against a
+// local service (embedded anvil and PGlite, started in this process and not timed), and `anchor verify` of what it
+// signed, through that service.
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -15,7 +16,7 @@ import { startService } from '../src/service.ts'
 import { atMost, median, printRatioTable } from './ratio-table.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const ANCHOR = join(ROOT, 'bin/anchor.js')
+const ANCHOR = join(ROOT, 'packages/cli/bin/anchor.js')
 const RUNS = 5
 
 interface Usage {
@@ -83,12 +84,14 @@ try {
   const sign = await medianOf(() =>
     measureNode([ANCHOR, 'sign', input, '-o', join(work, `out-${signs++}.pdf`), '--name', 'Bench Signer'], cliEnv),
   )
+  const verify = await medianOf(() => measureNode([ANCHOR, 'verify', join(work, 'out-0.pdf')], cliEnv))
 
   const show = (usage: Usage) => `${usage.ms.toFixed(0)} ms, ${usage.peakRssMb.toFixed(0)} MB`
   const rows = [
     { path: '`anchor --help`, wall', usage: help, aim: 5 },
     { path: '`anchor sign` (no arguments), wall', usage: usageError, aim: 5 },
     { path: '`anchor sign` one-page PDF, wall', usage: sign, aim: 15 },
+    { path: '`anchor verify` of it, wall', usage: verify, aim: 15 },
   ].flatMap(({ path, usage, aim }) => [
     { path, measured: show(usage), floor: show(floor), ...atMost(usage.ms / floor.ms, aim) },
     {

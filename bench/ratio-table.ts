@@ -25,7 +25,7 @@ export function printRatioTable(title: string, rows: readonly RatioRow[]): void 
     row.floor,
     `${row.ratio.toFixed(2)}×`,
     row.aim,
-    row.met ? 'ok' : 'MISSED',
+    row.aim === NO_AIM ? '' : row.met ? 'ok' : 'MISSED',
   ])
   const widths = header.map((cell, column) => Math.max(cell.length, ...lines.map((line) => line[column]!.length)))
   const format = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`
@@ -40,6 +40,13 @@ export const median = (values: readonly number[]): number =>
 
 export function atMost(ratio: number, aim: number): Pick<RatioRow, 'ratio' | 'aim' | 'met'> {
   return { ratio, aim: `≤ ${aim}×`, met: ratio <= aim }
+}
+
+/** A figure printed for comparison, which no aim applies to. */
+const NO_AIM = '—'
+
+export function forComparison(ratio: number): Pick<RatioRow, 'ratio' | 'aim' | 'met'> {
+  return { ratio, aim: NO_AIM, met: true }
 }
 
 export function atLeast(ratio: number, aim: number): Pick<RatioRow, 'ratio' | 'aim' | 'met'> {

@@ -13,12 +13,13 @@ import type { TestChain } from '../test/helpers/anvil.ts'
 
 export const CONNECTIONS = 100
 
-/** The real app, logging nothing, on `testChain` (through `rpcUrl`, a proxy's, when given). */
+/** The real app on `testChain` (through `rpcUrl`, a proxy's, when given), logging nothing unless given a logger. */
 export function benchApp(
   database: DatabaseHandle,
   testChain: TestChain,
   env: Record<string, string> = {},
   rpcUrl = testChain.rpcUrl,
+  logger = pino({ level: 'silent' }) as FastifyBaseLogger,
 ): Promise<AppInstance> {
   const config = loadConfig({
     JWT_SECRET: 'bench-secret-that-is-at-least-32-bytes-long',
@@ -38,13 +39,17 @@ export function benchApp(
       publicRpcUrl: testChain.rpcUrl,
       explorerTxUrl: null,
     },
-    logger: pino({ level: 'silent' }) as FastifyBaseLogger,
+    logger,
   })
 }
 
-/** `seconds` of autocannon on `url`; any answer but 2xx fails the bench. */
-export async function load(url: string, seconds: number): Promise<autocannon.Result> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds })
+/** `seconds` of autocannon on `url`, with `headers` on every request; any answer but 2xx fails the bench. */
+export async function load(
+  url: string,
+  seconds: number,
+  headers: Record<string, string> = {},
+): Promise<autocannon.Result> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers })
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
   }

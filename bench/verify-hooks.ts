@@ -1,7 +1,8 @@
 // Where the time of a cached GET /api/verify/:txHash goes: every target answers the same bytes with the same headers
 // under autocannon (100 connections), each adding one part of the app's per-request work to a plain Fastify process,
-// then the real app's bare route with one route-level part more, then the verify route itself. Each figure is a ratio
-// to the plain process in the same run; the cost of a part is the time per request it adds (1/rps − 1/rps plain).
+// then the real app's bare route with one route-level part more, then the verify route itself, and last the verify
+// route of the app logging at info (to /dev/null) with each REQUEST_LOG setting. Each figure is a ratio to the plain
+// process in the same run; the cost of a part is the time per request it adds (1/rps − 1/rps plain).
 // The server runs in a child process so that the load generator does not share its event loop.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -12,8 +13,10 @@ import { z } from 'zod'
 import { setAnswerHeaders } from '../src/api/common-headers.ts'
 import { registerCors, servicePolicy } from '../src/api/cors.ts'
 import { createMetrics, registerHttpMetrics } from '../src/api/metrics.ts'
+import { VERIFY_PATH_PREFIX } from '../src/api/routes/verify.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
+import { loggerOptions } from '../src/logging.ts'
 import { parseTxHashParam } from '../src/verify/tx-hash-param.ts'
 import { startTestChain } from '../test/helpers/anvil.ts'
 import { anchorChain, indexAnchors } from '../test/verify/helpers/anchors.ts'
@@ -51,6 +54,16 @@ async function serve(): Promise<void> {
   // The verification page builds once the app listens; measuring during that build would measure the build.
   await (await fetch(`${appUrl}/v/${tip}`)).text()
 
+  // The same app logging at info, as a production instance does, to /dev/null: what each REQUEST_LOG costs.
+  const loggingApps = await Promise.all(
+    (['all', 'failed-or-slow'] as const).map(async (mode) => {
+      const logger = pino(loggerOptions('info'), pino.destination('/dev/null')) as FastifyBaseLogger
+      const logging = await benchApp(database, testChain, { LOG_LEVEL: 'info', REQUEST_LOG: mode }, undefined, logger)
+      await logging.inject(verifyPath)
+      return [mode, `${await logging.listen({ port: 0, host: '127.0.0.1' })}${verifyPath}`, logging] as const
+    }),
+  )
+
   const plains: FastifyInstance[] = []
   async function plain(setup?: (instance: FastifyInstance) => Promise<void> | void, logger = false) {
     const instance = logger ? Fastify({ loggerInstance: silent, requestIdHeader: false }) : Fastify()
@@ -66,7 +79,7 @@ async function serve(): Promise<void> {
     [
       '+ the app’s CORS hook (src/api/cors.ts)',
       await plain((instance) => {
-        const corsHeaders = registerCors(instance, servicePolicy(config.corsOrigins))
+        const corsHeaders = registerCors(instance, servicePolicy(config.corsOrigins), [VERIFY_PATH_PREFIX])
         instance.addHook('onRequest', (request, reply, done) => {
           setAnswerHeaders(corsHeaders, request, reply)
           done()
@@ -91,11 +104,13 @@ async function serve(): Promise<void> {
     ['app: + per-IP limiter', `${appUrl}/bench/limited`],
     ['app: + zod path parameter', `${appUrl}/bench/params/${tip}`],
     ['app: GET /api/verify/:txHash, cached', `${appUrl}${verifyPath}`],
+    ...loggingApps.map(([mode, url]) => [`the same, logging at info, REQUEST_LOG=${mode}`, url] as [string, string]),
   ]
   process.send!({ type: 'ready', targets })
   process.on('message', async (message: { type: string }) => {
     if (message.type !== 'stop') return
     for (const instance of plains) await instance.close()
+    for (const [, , logging] of loggingApps) await logging.close()
     await app.close()
     await database.close()
     await testChain.stop()

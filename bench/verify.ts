@@ -1,23 +1,31 @@
 // GET /api/verify/:txHash under load, each figure next to its limit measured in the same run:
-// - cached: autocannon (100 connections) against the verify route (a cached answer is given before Fastify routes the
-//   request, src/api/early-answers.ts) and against a bare route of the same app returning the same bytes with the same
-//   headers through Fastify (same hooks: CORS, metrics, nosniff); also a plain Fastify instance sending the same bytes
-//   and headers (the floor of issue 18).
+// - cached, in the service: autocannon (100 connections) against the verify route and against a bare route of the
+//   same app sending the same bytes with the same headers through the same hooks (the app's global ones, the public
+//   answer's headers and a per-IP limiter): the framework's own floor. A plain Fastify instance sending the same bytes
+//   is measured too, for comparison with the figures of issue 18. With the in-process LRU, then with Redis.
+// - cached, at the edge: the shipped deploy/haproxy.cfg in front of the app, its cache answering, against HAProxy
+//   with the same settings answering the same bytes itself (`http-request return`): the deployment's floor. Also the
+//   CPU time either HAProxy spends per request, which still compares them should the load generator be the limit.
 // - uncached (result cache off, no receipt final; on PGlite the database's index of the chain is remembered until
 //   anchors change, src/verify/indexed-chain-cache.ts): sequential latency for chains of depth 1, 10 and 50, against one
 //   raw JSON-RPC batch fetching the same receipts straight from anvil; and RPC round trips per request.
 // The server runs in a child process so that the load generator does not share its event loop.
 import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { Redis } from 'ioredis'
 import type { AppInstance } from '../src/api/app-types.ts'
+import { publicAnswerHeaders } from '../src/api/cors.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
 import { startTestChain } from '../test/helpers/anvil.ts'
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts'
 import { anchorChain, indexAnchors } from '../test/verify/helpers/anchors.ts'
-import { atLeast, atMost, median, printRatioTable, type RatioRow } from './ratio-table.ts'
+import { cpuMicroseconds, type Edge, startEdge } from './haproxy-edge.ts'
+import { atLeast, atMost, forComparison, median, printRatioTable, type RatioRow } from './ratio-table.ts'
 import { captureVerifyAnswer, type VerifyAnswer } from './verify-answer.ts'
 import { benchApp, CONNECTIONS, load, nextMessage } from './verify-bench.ts'
 
@@ -31,6 +39,8 @@ const UNCACHED_SAMPLES = 300
 const ROUND_TRIP_SAMPLES = 20
 const REDIS_URL = 'redis://127.0.0.1:6379'
 const PLAIN = 'plain Fastify, same bytes'
+const BARE = 'bare route, same hooks'
+const EDGE_FLOOR = 'HAProxy answering by itself'
 
 interface ServerReady {
   rpcUrl: string
@@ -47,6 +57,7 @@ interface ServerReady {
 interface PhaseUrls {
   lru: { cachedUrl: string }
   redis: { redisUrl: string | undefined }
+  edge: { cacheUrl: string; floorUrl: string; cachePid: number; floorPid: number }
   uncached: { uncachedUrl: string; countedUrl: string }
 }
 type Phase = keyof PhaseUrls
@@ -79,6 +90,8 @@ async function serve(): Promise<void> {
     return url
   }
   async function closeApps() {
+    await edge?.stop()
+    edge = undefined
     for (const app of apps) await app.close()
     apps = []
   }
@@ -95,22 +108,41 @@ async function serve(): Promise<void> {
     () => false,
   )
   const uncachedEnv = { VERIFY_CACHE_TTL_SECONDS: '0', VERIFY_FINALITY_DEPTH: '1000000000' }
+  /** The verify route's hooks on a route sending the verify answer's bytes, captured once: the framework's floor. */
+  const withBareRoute = (app: AppInstance) => {
+    let bare: VerifyAnswer | undefined
+    const limit = app.limiter({
+      name: 'bench:ip',
+      max: 1_000_000_000,
+      timeWindowMs: 60_000,
+      what: 'requests',
+      syncIntervalMs: 100,
+    })
+    app.get('/bench/bare', { onRequest: [publicAnswerHeaders, limit.onRequest] }, async (_request, reply) => {
+      bare ??= await captureVerifyAnswer(app, tips[CACHED_DEPTH]!)
+      return reply.headers(bare.headers).send(bare.body)
+    })
+  }
+  let edge: Edge | undefined
+  const edgeDir = await mkdtemp(join(tmpdir(), 'bench-edge-'))
   const phases: { [P in Phase]: () => Promise<PhaseUrls[P]> } = {
     lru: async () => {
-      const cachedUrl = await start({}, testChain.rpcUrl, (app) => {
-        let bare: VerifyAnswer | undefined
-        // Same bytes and headers as the verify answer, captured once; then nothing but sending them.
-        app.get('/bench/bare', async (_request, reply) => {
-          bare ??= await captureVerifyAnswer(app, tips[CACHED_DEPTH]!)
-          return reply.headers(bare.headers).send(bare.body)
-        })
-      })
+      const cachedUrl = await start({}, testChain.rpcUrl, withBareRoute)
       sample = await captureVerifyAnswer(apps[0]!, tips[CACHED_DEPTH]!)
       return { cachedUrl }
     },
     redis: async () => ({
-      redisUrl: redisUp ? await start({ REDIS_URL, VERIFY_REDIS_KEY_PREFIX: redisPrefix }) : undefined,
+      redisUrl: redisUp
+        ? await start({ REDIS_URL, VERIFY_REDIS_KEY_PREFIX: redisPrefix }, testChain.rpcUrl, withBareRoute)
+        : undefined,
     }),
+    edge: async () => {
+      const appUrl = await start({})
+      const answer = await captureVerifyAnswer(apps[0]!, tips[CACHED_DEPTH]!)
+      edge = await startEdge(new URL(appUrl).host, answer, new Date().toUTCString(), edgeDir)
+      const { cacheUrl, floorUrl, cachePid, floorPid } = edge
+      return { cacheUrl, floorUrl, cachePid, floorPid }
+    },
     uncached: async () => ({ uncachedUrl: await start(uncachedEnv), countedUrl: await start(uncachedEnv, proxy.url) }),
   }
 
@@ -136,6 +168,7 @@ async function serve(): Promise<void> {
       }
       await database.close()
       await testChain.stop()
+      await rm(edgeDir, { recursive: true, force: true })
       process.exit(0)
     }
   })
@@ -156,19 +189,57 @@ async function measure(): Promise<void> {
       return (await nextMessage<{ urls: PhaseUrls[P] }>(child, 'phase')).urls
     }
     const verifyPath = `/api/verify/${ready.tips[CACHED_DEPTH]}`
-    const plainTarget: [string, string] = [PLAIN, `${ready.plainUrl}/bench/bare`]
+    const plain: Target = { name: PLAIN, url: `${ready.plainUrl}/bench/bare` }
+    const rows: RatioRow[] = []
+
     const { cachedUrl } = await phase('lru')
-    const rows = await cachedFigures([
-      ['bare route, same app', `${cachedUrl}/bench/bare`],
-      ['verify, cached (LRU)', `${cachedUrl}${verifyPath}`],
-      plainTarget,
+    const lru = await underLoad([
+      { name: BARE, url: `${cachedUrl}/bench/bare` },
+      { name: 'verify, cached (LRU)', url: `${cachedUrl}${verifyPath}` },
+      plain,
     ])
+    rows.push(
+      rpsRow(lru, 'verify, cached (LRU)', BARE, atLeast),
+      rpsRow(lru, 'verify, cached (LRU)', PLAIN, forComparison),
+    )
+
     const { redisUrl } = await phase('redis')
-    if (redisUrl)
-      rows.push(...(await cachedFigures([['verify, cached (Redis)', `${redisUrl}${verifyPath}`], plainTarget])))
+    if (redisUrl) {
+      const redis = await underLoad([
+        { name: BARE, url: `${redisUrl}/bench/bare` },
+        { name: 'verify, cached (Redis)', url: `${redisUrl}${verifyPath}` },
+      ])
+      rows.push(rpsRow(redis, 'verify, cached (Redis)', BARE, atLeast))
+    }
+
+    const { cacheUrl, floorUrl, cachePid, floorPid } = await phase('edge')
+    await expectEdgeHit(`${cacheUrl}${verifyPath}`)
+    const edge = await underLoad([
+      { name: EDGE_FLOOR, url: floorUrl, pid: floorPid },
+      { name: 'verify through HAProxy’s cache', url: `${cacheUrl}${verifyPath}`, pid: cachePid },
+      // What the cache saves: the same HAProxy passing every request on to the app, as it does any miss.
+      {
+        name: 'verify through HAProxy, to the app',
+        url: `${cacheUrl}${verifyPath}`,
+        pid: cachePid,
+        headers: { 'cache-control': 'no-cache' },
+      },
+    ])
+    rows.push(
+      rpsRow(edge, 'verify through HAProxy’s cache', EDGE_FLOOR, atLeast),
+      rpsRow(edge, 'verify through HAProxy, to the app', EDGE_FLOOR, forComparison),
+    )
+    const [cacheCpu, floorCpu] = [edge.get('verify through HAProxy’s cache')!, edge.get(EDGE_FLOOR)!]
+    rows.push({
+      path: 'HAProxy CPU per request, its own answer / its cache',
+      measured: `${median(cacheCpu.cpuPerRequest).toFixed(1)} µs`,
+      floor: `${median(floorCpu.cpuPerRequest).toFixed(1)} µs`,
+      ...forComparison(ratioOfRounds(floorCpu.cpuPerRequest, cacheCpu.cpuPerRequest)),
+    })
+
     rows.push(...(await uncachedFigures(ready, await phase('uncached'), child)))
     printRatioTable(
-      'verify: cached against plain Fastify sending the same bytes; uncached p50 against one raw batch',
+      'verify: cached against a bare route with the same hooks (and plain Fastify), through HAProxy’s cache against HAProxy answering by itself; uncached p50 against one raw batch',
       rows,
     )
   } finally {
@@ -177,47 +248,79 @@ async function measure(): Promise<void> {
   }
 }
 
-/** The targets under load in alternating rounds, each against the plain floor measured in the same rounds. */
-async function cachedFigures(targets: [string, string][]): Promise<RatioRow[]> {
-  const bytes = (await (await fetch(targets[0]![1])).text()).length
-  console.log(
-    `cached: ${CONNECTIONS} connections, body ${bytes} bytes (depth-${CACHED_DEPTH} chain), ${ROUNDS} rounds of ${ROUND_SECONDS} s`,
-  )
+interface Target {
+  name: string
+  url: string
+  /** A process whose CPU time per request is measured too. */
+  pid?: number
+  headers?: Record<string, string>
+}
 
-  for (const [, url] of targets) await load(url, WARMUP_SECONDS)
-  const results = new Map<string, { rps: number[]; p99: number[] }>()
+/** Per target, one figure per round. */
+type Rounds = Map<string, { rps: number[]; p99: number[]; cpuPerRequest: number[] }>
+
+/** The targets under load in alternating rounds; the first target's figures are the floor of the printed ratios. */
+async function underLoad(targets: Target[]): Promise<Rounds> {
+  const bytes = (await (await fetch(targets[0]!.url)).arrayBuffer()).byteLength
+  console.log(
+    `under load: ${CONNECTIONS} connections, body ${bytes} bytes (depth-${CACHED_DEPTH} chain), ${ROUNDS} rounds of ${ROUND_SECONDS} s`,
+  )
+  for (const { url, headers } of targets) await load(url, WARMUP_SECONDS, headers)
+  const rounds: Rounds = new Map(targets.map(({ name }) => [name, { rps: [], p99: [], cpuPerRequest: [] }]))
   for (let round = 0; round < ROUNDS; round++) {
     // Alternating the order cancels what running first or last in a round does to a target.
-    for (const [name, url] of round % 2 === 0 ? targets : [...targets].reverse()) {
-      const result = await load(url, ROUND_SECONDS)
-      const entry = results.get(name) ?? { rps: [], p99: [] }
+    for (const { name, url, pid, headers } of round % 2 === 0 ? targets : [...targets].reverse()) {
+      const cpuBefore = pid === undefined ? 0 : cpuMicroseconds(pid)
+      const result = await load(url, ROUND_SECONDS, headers)
+      const entry = rounds.get(name)!
       entry.rps.push(result.requests.average)
       entry.p99.push(result.latency.p99)
-      results.set(name, entry)
+      if (pid !== undefined) entry.cpuPerRequest.push((cpuMicroseconds(pid) - cpuBefore) / result.requests.total)
     }
   }
-  // Each ratio is taken round by round against the plain floor of the same round, and the median round reported:
-  // this machine's speed drifts over a run (other virtual machines on the host), and a ratio of rounds seconds apart
-  // drifts with it far less than a ratio of means over the whole run.
-  const plain = results.get(PLAIN)!
-  const ratioTo = (rps: number[], floor: number[]) => median(rps.map((value, round) => value / floor[round]!))
-  const bare = results.get('bare route, same app')
-  for (const [name, { rps, p99 }] of results) {
-    const bareRatio = bare ? `ratio ${ratioTo(rps, bare.rps).toFixed(2)} of the bare route, ` : 'ratio '
+  const floor = rounds.get(targets[0]!.name)!
+  for (const [name, { rps, p99, cpuPerRequest }] of rounds) {
+    const cpu = cpuPerRequest.length > 0 ? `  CPU ${median(cpuPerRequest).toFixed(1)} µs/request` : ''
     console.log(
-      `  ${name.padEnd(26)} ${median(rps).toFixed(0).padStart(6)} req/s  p99 ${median(p99).toFixed(1).padStart(5)} ms` +
-        `  ${bareRatio}${ratioTo(rps, plain.rps).toFixed(2)} of plain Fastify` +
-        `  (rounds: ${rps.map((value, round) => (value / plain.rps[round]!).toFixed(2)).join(' ')})`,
+      `  ${name.padEnd(32)} ${median(rps).toFixed(0).padStart(6)} req/s  p99 ${median(p99).toFixed(1).padStart(5)} ms${cpu}` +
+        `  ratio ${ratioOfRounds(rps, floor.rps).toFixed(2)} of ${targets[0]!.name}` +
+        `  (rounds: ${rps.map((value, round) => (value / floor.rps[round]!).toFixed(2)).join(' ')})`,
     )
   }
-  return [...results]
-    .filter(([name]) => name.startsWith('verify'))
-    .map(([name, { rps }]) => ({
-      path: `${name}, req/s`,
-      measured: median(rps).toFixed(0),
-      floor: median(plain.rps).toFixed(0),
-      ...atLeast(ratioTo(rps, plain.rps), 0.8),
-    }))
+  return rounds
+}
+
+/**
+ * Each ratio is taken round by round against the floor of the same round, and the median round reported: this
+ * machine's speed drifts over a run (other virtual machines on the host), and a ratio of rounds seconds apart drifts
+ * with it far less than a ratio of means over the whole run.
+ */
+function ratioOfRounds(values: number[], floor: number[]): number {
+  return median(values.map((value, round) => value / floor[round]!))
+}
+
+function rpsRow(
+  rounds: Rounds,
+  name: string,
+  floorName: string,
+  aim: (ratio: number, aim: number) => Pick<RatioRow, 'ratio' | 'aim' | 'met'>,
+): RatioRow {
+  const { rps } = rounds.get(name)!
+  const floor = rounds.get(floorName)!.rps
+  return {
+    path: `${name}, req/s (floor: ${floorName})`,
+    measured: median(rps).toFixed(0),
+    floor: median(floor).toFixed(0),
+    ...aim(ratioOfRounds(rps, floor), 0.8),
+  }
+}
+
+/** The edge row measures HAProxy's cache only if the answer is in it: its copy carries an Age header. */
+async function expectEdgeHit(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 2; attempt++) await (await fetch(url)).arrayBuffer()
+  const response = await fetch(url)
+  await response.arrayBuffer()
+  if (!response.headers.has('age')) throw new Error(`${url}: HAProxy did not answer from its cache`)
 }
 
 async function uncachedFigures(

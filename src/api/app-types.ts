@@ -10,20 +10,11 @@ import type { ChainContext } from '../chain/chain-context.ts'
 import type { Config } from '../config.ts'
 import type { DatabaseHandle } from '../db/database.ts'
 import type { createAuthenticate } from './authenticate.ts'
-import type { AnswerHeaders } from './cors.ts'
-import type { EarlyAnswer } from './early-answers.ts'
 import type { Metrics } from './metrics.ts'
 
 export interface Lifecycle {
   /** Set when shutdown begins: new requests get 503 while in-flight ones finish. */
   shuttingDown: boolean
-}
-
-/** Answers before Fastify routes a request (early-answers.ts). */
-export interface EarlyAnswers {
-  add(answer: EarlyAnswer): void
-  /** Fastify's request ids, for the log lines of early answers. */
-  nextRequestId: () => string
 }
 
 export type AppInstance = FastifyInstance<
@@ -49,9 +40,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     deps: AppServices
     lifecycle: Lifecycle
-    earlyAnswers: EarlyAnswers
-    /** The headers every answer carries (common-headers.ts). */
-    answerHeaders: AnswerHeaders
     /** The onRequest hook of every protected scope: sets `request.user` or answers 401. */
     authenticate: ReturnType<typeof createAuthenticate>
   }

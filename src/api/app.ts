@@ -21,9 +21,8 @@ import type { AppInstance } from './app-types.ts'
 import { createAuthenticate } from './authenticate.ts'
 import { commonHeaders, setAnswerHeaders } from './common-headers.ts'
 import { registerCors, servicePolicy } from './cors.ts'
-import { type EarlyAnswer, requestIds, serverWithEarlyAnswers } from './early-answers.ts'
 import { registerErrorHandling, sendProblem } from './error-handler.ts'
-import { answerServerEdges, clientErrorHandler, frameworkErrors, missingHostProblem } from './framework-errors.ts'
+import { answerServerEdges, clientErrorHandler, frameworkErrors, requestProblem } from './framework-errors.ts'
 import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
 import { mailerPlugin } from './plugins/mailer.ts'
 import { pdfSigningPlugin } from './plugins/pdf-signing.ts'
@@ -32,6 +31,7 @@ import { relayerPlugin } from './plugins/relayer.ts'
 import { signInCleanupPlugin } from './plugins/sign-in-cleanup.ts'
 import { verifyPlugin } from './plugins/verify.ts'
 import { ProblemError } from './problem.ts'
+import { requestLogController } from './request-log.ts'
 import { requestLoggerFactory } from './request-logger.ts'
 import { accountRoutes } from './routes/account.ts'
 import { anchorHistoryRoutes } from './routes/anchor-history.ts'
@@ -41,7 +41,7 @@ import { infoRoutes } from './routes/info.ts'
 import { libraryRoutes } from './routes/library.ts'
 import { pdfSignatureRoutes } from './routes/pdf-signatures.ts'
 import { relayRoutes } from './routes/relay.ts'
-import { verifyRoutes } from './routes/verify.ts'
+import { VERIFY_PATH_PREFIX, verifyRoutes } from './routes/verify.ts'
 import { webRoutes } from './routes/web.ts'
 
 export interface AppDependencies {
@@ -67,19 +67,16 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   if (config.jwt.secret === undefined) throw new Error('buildApp needs config.jwt.secret (startService provides one)')
   const jwt: JwtSettings = { secret: config.jwt.secret, issuer: config.jwt.issuer, audience: config.jwt.audience }
   const sessions = new SessionChecker(deps.database.db)
-  // Routes add early answers once they exist (early-answers.ts); the server tries them on every request.
-  const earlyAnswers: EarlyAnswer[] = []
-  const nextRequestId = requestIds()
+  if (deps.database.kind === 'postgres') deps.database.history.onChange(() => sessions.forgetAll())
   const app = Fastify({
-    serverFactory: serverWithEarlyAnswers(earlyAnswers),
-    genReqId: nextRequestId,
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.limits.bodyBytes,
     trustProxy: config.trustProxy,
     // Our own hook answers with a problem body instead of Fastify's plain 503.
     return503OnClosing: false,
     requestIdHeader: false,
-    childLoggerFactory: requestLoggerFactory(deps.logger?.level ?? config.logLevel),
+    logController: requestLogController(config.requestLog),
+    childLoggerFactory: requestLoggerFactory(deps.logger?.level ?? config.logLevel, config.requestLog.mode === 'all'),
     frameworkErrors,
     clientErrorHandler,
     // Node's own 400 for a request without Host is a bare one: the app answers it with a problem body instead.
@@ -96,7 +93,6 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   app.decorate('deps', { config, database: deps.database, chain: deps.chain, metrics, jwt, sessions, redis })
   app.decorate('authenticate', createAuthenticate(jwt, sessions))
   app.decorate('lifecycle', { shuttingDown: false })
-  app.decorate('earlyAnswers', { add: (answer: EarlyAnswer) => earlyAnswers.push(answer), nextRequestId })
   app.addHook('preClose', async () => {
     app.lifecycle.shuttingDown = true
   })
@@ -107,16 +103,18 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   registerErrorHandling(app)
   // Before any route: each route gets its own metrics hook when it is added.
   registerHttpMetrics(app, metrics, config.metrics.token)
-  const answerHeaders = commonHeaders(config.hstsMaxAgeSeconds, registerCors(app, servicePolicy(config.corsOrigins)))
-  app.decorate('answerHeaders', answerHeaders)
+  const answerHeaders = commonHeaders(
+    config.hstsMaxAgeSeconds,
+    registerCors(app, servicePolicy(config.corsOrigins), [VERIFY_PATH_PREFIX]),
+  )
   // Hooks on every request take a callback rather than being async: no promise per request and hook. One hook sets
   // every header all answers carry: each hook costs every request a turn of Fastify's hook runner.
   answerServerEdges(app.server, answerHeaders)
   app.addHook('onRequest', (request, reply, done) => {
     setAnswerHeaders(answerHeaders, request, reply)
-    const noHost = missingHostProblem(request)
-    if (noHost) {
-      sendProblem(reply, noHost)
+    const unservable = requestProblem(request)
+    if (unservable) {
+      sendProblem(reply, unservable)
       return
     }
     if (app.lifecycle.shuttingDown && request.url !== '/healthz') {

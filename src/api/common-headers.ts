@@ -1,5 +1,5 @@
 // The headers every answer of the service carries: `nosniff`, HSTS when configured, and CORS (cors.ts). Set by the
-// app's one onRequest hook and by answers given before Fastify routes a request (early-answers.ts), from this one place.
+// app's one onRequest hook, and by the answers Node's server gives by itself (framework-errors.ts), from this one place.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AnswerHeaders } from './cors.ts'
 

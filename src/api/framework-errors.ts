@@ -40,25 +40,15 @@ function answerOnSocket(socket: Duplex, problem: ProblemError, headers: Record<s
 }
 
 /**
- * What Node's HTTP server answers by itself unless the server takes it: an `Expect` other than `100-continue` (a bare
- * 417) and CONNECT (the connection closed). Both get problem bodies with the headers every answer carries. A request
- * without `Host` is let through by the server (`requireHostHeader: false`) and refused by `missingHostProblem`.
+ * What Node's HTTP server answers by itself unless the server takes it. An `Expect` other than `100-continue` (a bare
+ * 417 from Node) is handed to Fastify like any request, and the app's hook refuses it (`requestProblem`). CONNECT
+ * reaches no request handler at all (Node hands over the socket, for a tunnel): it is answered here, 405 with the headers
+ * every answer carries, rather than by a closed connection. A request without `Host` is let through by the server
+ * (`requireHostHeader: false`) and refused by the app's hook too.
  */
 export function answerServerEdges(server: Server, headers: AnswerHeaders): void {
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    const problem = new ProblemError(
-      417,
-      'EXPECTATION_FAILED',
-      'The only expectation this server meets is 100-continue',
-    )
-    const body = JSON.stringify(problem.toBody())
-    response.writeHead(417, {
-      ...answerHeadersFor(headers, request),
-      'content-type': PROBLEM_CONTENT_TYPE,
-      'content-length': Buffer.byteLength(body),
-      connection: 'close',
-    })
-    response.end(body)
+    server.emit('request', request, response)
   })
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     const problem = new ProblemError(405, 'METHOD_NOT_ALLOWED', 'This server is not a proxy: CONNECT is not served')
@@ -74,10 +64,25 @@ function answerHeadersFor(headers: AnswerHeaders, request: IncomingMessage): Rec
   return { ...headers.always, ...(origin !== undefined && { 'access-control-allow-origin': origin }) }
 }
 
-/** HTTP/1.1 requires `Host` (RFC 9112, 3.2): a request without it is answered 400 like any other malformed one. */
-export function missingHostProblem(request: FastifyRequest): ProblemError | undefined {
-  if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return undefined
-  return new ProblemError(400, 'MALFORMED_REQUEST', 'An HTTP/1.1 request must carry a Host header')
+/** Node's own test of an `Expect` it meets (lib/_http_server.js). */
+const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i
+
+/**
+ * What no route can serve: an HTTP/1.1 request without `Host` (RFC 9112, 3.2), answered 400 like any other malformed
+ * one; an `Expect` other than `100-continue` (RFC 9110, 10.1.1), 417, with the connection closed, since a body the
+ * client holds back may follow.
+ */
+export function requestProblem(request: FastifyRequest): ProblemError | undefined {
+  const { host, expect } = request.headers
+  if (host === undefined && request.raw.httpVersion === '1.1') {
+    return new ProblemError(400, 'MALFORMED_REQUEST', 'An HTTP/1.1 request must carry a Host header')
+  }
+  if (expect !== undefined && !CONTINUE_EXPECTATION.test(expect)) {
+    return new ProblemError(417, 'EXPECTATION_FAILED', 'The only expectation this server meets is 100-continue', {
+      headers: { connection: 'close' },
+    })
+  }
+  return undefined
 }
 
 function clientProblem(code: string | undefined): ProblemError {

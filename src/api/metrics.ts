@@ -40,11 +40,8 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics, toke
   })
 }
 
-/**
- * What finds one route's series by method and status, each made on first use (the app's hooks and its early answers,
- * early-answers.ts, find the same series).
- */
-export function routeSeries(metrics: Metrics, route: string, methods: readonly string[]) {
+/** What finds one route's series by method and status, each made on first use. */
+function routeSeries(metrics: Metrics, route: string, methods: readonly string[]) {
   const seen = new Map<number | string, HttpSeries>()
   return (method: string, status: number): HttpSeries => {
     // Most routes answer one method: the status alone is then the key.

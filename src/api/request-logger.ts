@@ -1,8 +1,8 @@
 // Fastify gives every request a child logger bound to its id. pino builds a child by copying the parent and
 // serializing its bindings, a cost every request paid although most never log a line (a cached verification among
 // them). This factory hands out a stand-in that builds the real child on the first line a request logs at an enabled
-// level; the lines themselves are the child's, byte for byte. It saves the child when the level is `warn` or quieter:
-// at `info`, Fastify's own two lines for every request build it anyway, so there the app keeps Fastify's own factory.
+// level; the lines themselves are the child's, byte for byte. It saves the child unless Fastify logs two lines for
+// every request (REQUEST_LOG=all at `info` or below), which build it anyway: there the app keeps Fastify's own factory.
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
 import { type Bindings, type ChildLoggerOptions, type Level, type Logger, levels } from 'pino'
 
@@ -63,13 +63,14 @@ class LazyRequestLogger {
 type ChildLoggerFactory = NonNullable<FastifyServerOptions['childLoggerFactory']>
 
 /**
- * The factory for an app logging at `level`: the lazy one above `info` only. At `info` and below, every request's
- * child is built for Fastify's own lines anyway, and a factory of the app's own would only add its cost: the stand-in,
- * and Fastify's check of every child a custom factory returns.
+ * The factory for an app logging at `level`, with Fastify's two lines for every request or not (REQUEST_LOG): the lazy
+ * one unless both lines are written. Then every request's child is built for them anyway, and a factory of the app's
+ * own would only add its cost: the stand-in, and Fastify's check of every child a custom factory returns.
  */
-export function requestLoggerFactory(level: string): ChildLoggerFactory | undefined {
+export function requestLoggerFactory(level: string, everyRequestLogged: boolean): ChildLoggerFactory | undefined {
   const value = level === 'silent' ? Number.POSITIVE_INFINITY : levels.values[level]
-  return value !== undefined && value > levels.values.info! ? lazyRequestLogger : undefined
+  const linesForEveryRequest = everyRequestLogged && value !== undefined && value <= levels.values.info!
+  return linesForEveryRequest ? undefined : lazyRequestLogger
 }
 
 /** Fastify's `childLoggerFactory`: a request child made when first used. The app's loggers are pino's. */

@@ -128,13 +128,17 @@ describe('answers Node’s HTTP server would give by itself', () => {
     expect(parseRaw(await rawRequest(port, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200)
   })
 
-  it('answers an Expect other than 100-continue with 417 EXPECTATION_FAILED and the common headers', async () => {
+  it('answers an Expect other than 100-continue through Fastify: 417 EXPECTATION_FAILED, the common headers', async () => {
     const response = parseRaw(
       await rawRequest(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nExpect: teapot\r\nConnection: close\r\n\r\n'),
     )
     expect(response.status).toBe(417)
     expectProblem(response, 417, 'EXPECTATION_FAILED')
     expect(response.headers['x-content-type-options']).toBe('nosniff')
+    expect(response.headers.connection).toBe('close')
+    // Answered by Fastify like every request: counted in the route's series.
+    const metrics = (await t.app.inject('/metrics')).body
+    expect(metrics).toMatch(/^http_requests_total\{method="GET",route="\/healthz",status="417"\} 1$/m)
   })
 
   it('answers CONNECT with 405 METHOD_NOT_ALLOWED instead of closing the connection', async () => {

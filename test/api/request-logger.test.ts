@@ -1,4 +1,4 @@
-import Fastify from 'fastify'
+import Fastify, { LogController } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { lazyRequestLogger, requestLoggerFactory } from '../../src/api/request-logger.ts'
 import { captureLogs } from '../helpers/log-capture.ts'
@@ -8,7 +8,7 @@ async function appLoggingAt(level: string) {
   const app = Fastify({
     loggerInstance: capture.logger,
     childLoggerFactory: lazyRequestLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   })
   const children: number[] = []
   const { child } = capture.logger
@@ -74,9 +74,14 @@ describe('the lazy request logger', () => {
     ])
   })
 
-  it('is used above info only: at info and below every request logs, and Fastify’s own factory is cheaper', () => {
-    for (const level of ['trace', 'debug', 'info']) expect(requestLoggerFactory(level)).toBeUndefined()
-    for (const level of ['warn', 'error', 'fatal', 'silent'])
-      expect(requestLoggerFactory(level)).toBe(lazyRequestLogger)
+  it('is used unless every request logs two lines (then Fastify’s own factory is cheaper)', () => {
+    for (const level of ['trace', 'debug', 'info']) {
+      expect(requestLoggerFactory(level, true)).toBeUndefined()
+      expect(requestLoggerFactory(level, false)).toBe(lazyRequestLogger)
+    }
+    for (const level of ['warn', 'error', 'fatal', 'silent']) {
+      expect(requestLoggerFactory(level, true)).toBe(lazyRequestLogger)
+      expect(requestLoggerFactory(level, false)).toBe(lazyRequestLogger)
+    }
   })
 })

@@ -141,6 +141,49 @@ describe('GET /api/verify/:txHash', () => {
     })
   })
 
+  describe('what caches in front may do with an answer', () => {
+    it('gives the seconds of freshness left as max-age, so no cache keeps an answer past the service’s lifetime', async () => {
+      const twoSeconds = await verifyApp({ VERIFY_CACHE_TTL_SECONDS: '2' })
+      const [anchor] = await anchorChain(testChain, 1)
+      const first = await twoSeconds.get(anchor!.txHash)
+      expect(first.headers['cache-control']).toBe('public, max-age=2')
+      // Halfway between what rounds to 2 and to 0 left, so that a slow machine still sees 1.
+      await sleep(1_000)
+      // The same result, held since the walk: one second of it is left, whoever asks.
+      const later = await twoSeconds.get(anchor!.txHash)
+      expect(later.body).toBe(first.body)
+      expect(later.headers['cache-control']).toBe('public, max-age=1')
+      const revalidated = await twoSeconds.get(anchor!.txHash, { 'if-none-match': first.headers.etag as string })
+      expect(revalidated.statusCode).toBe(304)
+      expect(revalidated.headers['cache-control']).toBe('public, max-age=1')
+    })
+
+    it('lets every origin read every answer, with no Vary on Origin, whatever CORS_ORIGINS allows elsewhere', async () => {
+      const restricted = await verifyApp({ CORS_ORIGINS: 'https://verify.example', VERIFY_PER_IP_PER_MINUTE: '3' })
+      const [anchor] = await anchorChain(testChain, 1)
+      const answers = [
+        await restricted.get(anchor!.txHash, { origin: 'https://third-party.example' }),
+        await restricted.get(anchor!.txHash),
+        await restricted.get(randomHash(), { origin: 'https://verify.example' }),
+        await restricted.get(randomHash(), { origin: 'https://third-party.example' }),
+      ]
+      expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 404, 429])
+      for (const answer of answers) {
+        expect(answer.headers['access-control-allow-origin']).toBe('*')
+        expect(answer.headers.vary).toBeUndefined()
+        expect(answer.headers['access-control-expose-headers']).toBe('etag, retry-after')
+        expect(answer.headers['x-content-type-options']).toBe('nosniff')
+      }
+      // Routes that read credentials keep the configured policy.
+      const info = await restricted.t.app.inject({
+        url: '/api/info',
+        headers: { origin: 'https://third-party.example' },
+      })
+      expect(info.headers['access-control-allow-origin']).toBeUndefined()
+      expect(info.headers.vary).toBe('Origin')
+    })
+  })
+
   describe('the cache', () => {
     it('makes no RPC call for a second request within the lifetime', async () => {
       const anchored = await anchorChain(testChain, 5)

@@ -4,7 +4,6 @@
 // made with `app.limiter(...)` and used as a route's onRequest hook (`limit.onRequest`) or called from a handler.
 // The stores are called directly rather than through the library's `createRateLimit`, which is async: a check held
 // in memory then completes synchronously, with no promise on the hot path of a cached verification.
-import type { IncomingMessage } from 'node:http'
 import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 import { normalizeIP } from '@fastify/rate-limit'
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
@@ -42,13 +41,6 @@ export interface Limit {
   (request: FastifyRequest, subject?: string): Promise<void>
   /** The same count as a route's onRequest hook: synchronous while the counters are in memory. */
   onRequest(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void
-  /**
-   * Counts a request Fastify has not yet routed (an early answer, src/api/early-answers.ts), by the client's address
-   * `ip`, and returns the refusal, if any. Should Fastify handle the request after all, this limit's `onRequest` takes
-   * that verdict instead of counting the request again. Present on a limit keyed by address whose counters answer at
-   * once (in memory, or batched with Redis).
-   */
-  countEarly: ((request: IncomingMessage, ip: string) => Error | undefined) | undefined
 }
 
 declare module 'fastify' {
@@ -66,11 +58,7 @@ type CountStore = Pick<FastifyRateLimitStore, 'incr'>
 const LOCAL_STORE_ENTRIES = 100_000
 
 /** An IPv4 address is its own key; the library's normalization tests every address against an IPv6 pattern first. */
-const addressKey = (ip: string): string => (ip.includes(':') ? normalizeIP(ip, 64) : ip)
-const clientAddress = ({ ip }: FastifyRequest): string => addressKey(ip)
-
-/** A request counted early carries its verdict under its limit's symbol: null when it was let through. */
-type CountedEarly = IncomingMessage & Record<symbol, Error | null | undefined>
+const clientAddress = ({ ip }: FastifyRequest): string => (ip.includes(':') ? normalizeIP(ip, 64) : ip)
 
 export const rateLimitPlugin = fp(
   async (app: AppInstance) => {
@@ -82,17 +70,9 @@ export const rateLimitPlugin = fp(
     app.addHook('onClose', async () => {
       for (const store of batchedStores) store.close()
     })
-    /** The limit's store, and whether it answers at once (every store but the per-request Redis one). */
-    const storeFor = ({
-      name,
-      timeWindowMs,
-      failClosedDetail,
-      syncIntervalMs,
-    }: LimitOptions): [CountStore, boolean] => {
-      if (redis === undefined || redisStore === undefined) {
-        return [new LocalStore(false, false, LOCAL_STORE_ENTRIES), true]
-      }
-      if (syncIntervalMs === undefined) return [redisStore, false]
+    const storeFor = ({ name, timeWindowMs, failClosedDetail, syncIntervalMs }: LimitOptions): CountStore => {
+      if (redis === undefined || redisStore === undefined) return new LocalStore(false, false, LOCAL_STORE_ENTRIES)
+      if (syncIntervalMs === undefined) return redisStore
       // Such a limit never sees a store failure to fail closed on.
       if (failClosedDetail !== undefined) throw new Error(`The limit ${name} fails closed and cannot be batched`)
       const batched = new BatchedRedisStore({
@@ -103,14 +83,13 @@ export const rateLimitPlugin = fp(
         maxEntries: LOCAL_STORE_ENTRIES,
       })
       batchedStores.push(batched)
-      return [batched, true]
+      return batched
     }
 
     app.decorate('limiter', (options: LimitOptions): Limit => {
       const { name, max, timeWindowMs, what, key = clientAddress, failClosedDetail } = options
-      const [store, answersAtOnce] = storeFor(options)
+      const store = storeFor(options)
       const tooMany = `Too many ${what}; try again later`
-      const countedEarly = Symbol(`counted early by ${name}`)
 
       /** Calls `done` with nothing, or with the error the request is answered with. */
       const count = (requestKey: string, done: (error?: Error) => void) => {
@@ -137,22 +116,8 @@ export const rateLimitPlugin = fp(
           count(key(request, subject), (error) => (error ? reject(error) : resolve())),
         )
       return Object.assign(limit, {
-        onRequest: (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-          const early = (request.raw as CountedEarly)[countedEarly]
-          if (early === undefined) count(key(request, undefined), done)
-          else done(early ?? undefined)
-        },
-        countEarly:
-          answersAtOnce && options.key === undefined
-            ? (request: IncomingMessage, ip: string): Error | undefined => {
-                let verdict: Error | undefined
-                count(addressKey(ip), (error) => {
-                  verdict = error
-                })
-                ;(request as CountedEarly)[countedEarly] = verdict ?? null
-                return verdict
-              }
-            : undefined,
+        onRequest: (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) =>
+          count(key(request, undefined), done),
       })
     })
   },

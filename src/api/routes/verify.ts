@@ -8,16 +8,15 @@ import { VerifyError } from '../../verify/errors.ts'
 import type { VerifiedResult } from '../../verify/result-cache.ts'
 import { parseTxHashParam } from '../../verify/tx-hash-param.ts'
 import type { AppInstance } from '../app-types.ts'
-import { clientAddress } from '../client-address.ts'
+import { publicAnswerHeaders } from '../cors.ts'
 import { domainProblem } from '../domain-problems.ts'
 import { etagMatches } from '../etag.ts'
-import { routeSeries } from '../metrics.ts'
 import { ProblemSchema } from '../problem.ts'
-import { verifyEarlyAnswer } from './verify-early-answer.ts'
+
+/** Where public verifications live: their answers, and their preflights, are readable by every origin. */
+export const VERIFY_PATH_PREFIX = '/api/verify/'
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
-const PATH_PREFIX = '/api/verify/'
-const ROUTE = `${PATH_PREFIX}:txHash`
 /** How often an instance adds its per-IP counts to Redis and learns the fleet's (batched-redis-store.ts). */
 const PER_IP_SYNC_MS = 100
 const HEX_HASH = z.string().regex(LOWER_HEX_HASH)
@@ -99,7 +98,7 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
   const { config } = app.deps
   const settings = config.verify
   const service = app.verify
-  const freshCacheControl = `public, max-age=${settings.cacheTtlSeconds}`
+  const cacheControl = cacheControlUntil(settings.cacheTtlSeconds)
   // The service remembers a failure this long; a client may too.
   const failureHeaders = { 'cache-control': `public, max-age=${settings.notFoundTtlSeconds}` }
 
@@ -113,30 +112,11 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
     syncIntervalMs: PER_IP_SYNC_MS,
   })
 
-  // A fresh hit is answered before Fastify routes the request (verify-early-answer.ts); the route answers the rest.
-  // What the route sends for a fresh hit, the early answer must send too: test/api/verify-early-answer.test.ts compares.
-  const { countEarly } = limitPerIp
-  if (countEarly === undefined) throw new Error('The per-IP verify limit must count requests before they are routed')
-  app.earlyAnswers.add(
-    verifyEarlyAnswer({
-      pathPrefix: PATH_PREFIX,
-      service,
-      countEarly,
-      headers: app.answerHeaders,
-      lifecycle: app.lifecycle,
-      clientAddress: clientAddress(config.trustProxy),
-      seriesOf: routeSeries(app.deps.metrics, ROUTE, ['GET']),
-      log: app.log,
-      nextRequestId: app.earlyAnswers.nextRequestId,
-      freshCacheControl,
-      contentType: JSON_CONTENT_TYPE,
-    }),
-  )
-
   app.get(
-    ROUTE,
+    `${VERIFY_PATH_PREFIX}:txHash`,
     {
-      onRequest: limitPerIp.onRequest,
+      // Public answers first, so that a refusal of the limit is readable by any page too.
+      onRequest: [publicAnswerHeaders, limitPerIp.onRequest],
       validatorCompiler: txHashParamsValidator,
       schema: {
         tags: ['verify'],
@@ -159,7 +139,7 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
     (request, reply) => {
       const hit = service.freshHit(request.params.txHash)
       if (hit === undefined) return verifyAndSend(request.params.txHash, request.headers['if-none-match'], reply)
-      sendVerified(reply as unknown as FastifyReply, hit, freshCacheControl, request.headers['if-none-match'])
+      sendVerified(reply as unknown as FastifyReply, hit, cacheControl, request.headers['if-none-match'])
       return undefined
     },
   )
@@ -171,8 +151,22 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
     } catch (error) {
       throw domainProblem(error, error instanceof VerifyError ? failureHeaders : {})?.problem ?? error
     }
-    const cacheControl = result.freshUntil > Date.now() ? freshCacheControl : 'public, max-age=0'
     sendVerified(reply, result, cacheControl, ifNoneMatch)
+  }
+}
+
+/**
+ * `Cache-Control` for a result fresh until a time: `max-age` is the seconds of freshness the service has left for it
+ * (rounded), not its whole lifetime, so that a cache in front (HAProxy's, a browser's) never keeps a result much past
+ * the moment the service itself would walk the chain again: a result taken off the chain by a reorg is gone from every
+ * cache within one lifetime of its walk. HAProxy ignores an `Age` header, so the age has to be in `max-age` itself. An
+ * expired result (served while the chain is down) says 0. The strings are made once.
+ */
+function cacheControlUntil(ttlSeconds: number): (freshUntil: number) => string {
+  const values = Array.from({ length: ttlSeconds + 1 }, (_, seconds) => `public, max-age=${seconds}`)
+  return (freshUntil) => {
+    const seconds = Math.round((freshUntil - Date.now()) / 1000)
+    return values[Math.min(ttlSeconds, Math.max(0, seconds))]!
   }
 }
 
@@ -180,10 +174,10 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
 function sendVerified(
   reply: FastifyReply,
   result: VerifiedResult,
-  cacheControl: string,
+  cacheControl: (freshUntil: number) => string,
   ifNoneMatch: string | undefined,
 ): void {
-  reply.header('cache-control', cacheControl).header('etag', result.etag)
+  reply.header('cache-control', cacheControl(result.freshUntil)).header('etag', result.etag)
   if (etagMatches(ifNoneMatch, result.etag)) reply.code(304).send()
   // The stored string goes out as is: Fastify passes a string with a JSON content type through unserialized.
   else reply.header('content-type', JSON_CONTENT_TYPE).send(result.body)
