@@ -71,6 +71,9 @@ const EnvSchema = z.object({
     .default('docanchor'),
   CORS_ORIGINS: list,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Which requests get a log line: every one, failed or slow ones only, or none; see requestLog below. */
+  REQUEST_LOG: z.enum(['all', 'failed-or-slow', 'off']).optional(),
+  REQUEST_LOG_SLOW_MS: integer(1000, 1),
   /** What Fastify's trustProxy takes: the proxies' addresses or CIDRs (see trustProxyOf). */
   TRUST_PROXY: optionalString,
   /** Bearer token GET /metrics requires; required in production, where the series name relayers and balances. */
@@ -162,6 +165,10 @@ const EnvSchema = z.object({
   RELAY_MIN_BALANCE_ETH: z.coerce.number().min(0).default(0.01),
   RELAY_FEE_CACHE_MS: integer(3_000),
   RELAY_REORG_WATCH_BLOCKS: integer(64, 1),
+  /** Where a reconciliation with the chain starts when the database knows no mined anchor (the contract's block). */
+  RELAY_RECONCILE_FROM_BLOCK: integer(0),
+  /** Blocks per eth_getLogs call of a reconciliation: providers cap the range (2,000 is under the common caps). */
+  RELAY_RECONCILE_LOG_BLOCKS: integer(2_000, 1),
   VERIFY_PER_IP_PER_MINUTE: integer(600, 1),
   /** 0 turns the verify result cache off (every request walks the chain). */
   VERIFY_CACHE_TTL_SECONDS: integer(60, 0),
@@ -198,6 +205,13 @@ export interface Config {
    */
   urlsForPort(port: number): Pick<Config, 'publicUrl' | 'verifyBaseUrl' | 'corsOrigins'>
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL']
+  /**
+   * The service's per-request log lines (src/api/request-log.ts). `all`: Fastify's two lines for every request (the
+   * development default). `failed-or-slow`: one line for a request answered 5xx, ended by an error, or slower than
+   * `slowMs`, with what the two lines carried (the production default: the load balancer writes the access log line of
+   * every request, so the instances log only what needs their view). `off`: none (errors are still logged).
+   */
+  requestLog: { mode: NonNullable<z.infer<typeof EnvSchema>['REQUEST_LOG']>; slowMs: number }
   /**
    * Which X-Forwarded-For hops are the service's own proxies, as Fastify's `trustProxy` takes it: false (none: the
    * socket's peer is the client), or their addresses or CIDRs. `true` trusts every hop, which a client can write
@@ -331,6 +345,12 @@ export interface RelaySettings {
   feeCacheMs: number
   /** Confirmed anchors this many blocks deep or less are re-checked for reorgs. */
   reorgWatchBlocks: number
+  reconcile: {
+    /** The first block scanned when the database knows no mined anchor of the relayer keys. */
+    fromBlock: number
+    /** Blocks per eth_getLogs call. */
+    logBlocks: number
+  }
 }
 
 export interface OAuthProviderConfig {
@@ -444,6 +464,7 @@ export function loadConfig(env: Env): Config {
     corsOrigins,
     urlsForPort,
     logLevel: e.LOG_LEVEL,
+    requestLog: { mode: e.REQUEST_LOG ?? (production ? 'failed-or-slow' : 'all'), slowMs: e.REQUEST_LOG_SLOW_MS },
     trustProxy,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     hstsMaxAgeSeconds: publicUrl.startsWith('https://')
@@ -505,6 +526,7 @@ export function loadConfig(env: Env): Config {
       minBalance: BigInt(Math.round(e.RELAY_MIN_BALANCE_ETH * 1e9)) * 1_000_000_000n,
       feeCacheMs: e.RELAY_FEE_CACHE_MS,
       reorgWatchBlocks: e.RELAY_REORG_WATCH_BLOCKS,
+      reconcile: { fromBlock: e.RELAY_RECONCILE_FROM_BLOCK, logBlocks: e.RELAY_RECONCILE_LOG_BLOCKS },
     },
     verify: {
       cacheTtlSeconds: e.VERIFY_CACHE_TTL_SECONDS,

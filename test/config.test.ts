@@ -92,6 +92,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://a.example', HSTS_MAX_AGE_SECONDS: '600' }).hstsMaxAgeSeconds).toBe(600)
   })
 
+  it('logs every request in development and only failed or slow ones in production, unless told otherwise', () => {
+    expect(loadConfig({}).requestLog).toEqual({ mode: 'all', slowMs: 1000 })
+    expect(loadConfig(PRODUCTION_ENV).requestLog).toEqual({ mode: 'failed-or-slow', slowMs: 1000 })
+    expect(loadConfig({ ...PRODUCTION_ENV, REQUEST_LOG: 'all' }).requestLog.mode).toBe('all')
+    expect(loadConfig({ REQUEST_LOG: 'off', REQUEST_LOG_SLOW_MS: '250' }).requestLog).toEqual({
+      mode: 'off',
+      slowMs: 250,
+    })
+    expect(() => loadConfig({ REQUEST_LOG: 'errors' })).toThrow(/REQUEST_LOG/)
+    expect(() => loadConfig({ REQUEST_LOG_SLOW_MS: '0' })).toThrow(/REQUEST_LOG_SLOW_MS/)
+  })
+
   it('takes TRUST_PROXY as the proxies\' addresses or CIDRs, and refuses "true" in production', () => {
     expect(loadConfig({}).trustProxy).toBe(false)
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false)

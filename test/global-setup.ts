@@ -2,8 +2,9 @@
 // service starts from), so each test file clones it instead of paying for initdb and migrations again (~2 s against
 // ~5 s or more per file on two cores); and the precompiled builds (bin/precompiled.js: the entry points, the
 // verification page), rebuilt if a source changed since `npm install` built them, so that the tests running
-// bin/anchor.js and bin/server.js run what a fresh clone runs, and no test file rebuilds them while another runs them;
-// and the other node implementations the relay is tested against (tools/test-nodes), installed from their lock.
+// packages/cli/bin/anchor.js and bin/server.js run what a fresh clone runs, and no test file rebuilds them while
+// another runs them; and the other node implementations the relay is tested against (tools/test-nodes), installed
+// from their lock.
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'

@@ -14,8 +14,11 @@ export interface Fault {
   at: number
   /** How long the fault condition lasts, seconds (0: a single blow, such as a kill). */
   lasts: number
-  inject(world: World): Promise<void>
+  /** May answer a note (a string) on what it did, for the log. */
+  inject(world: World): Promise<unknown>
   heal(world: World): Promise<void>
+  /** When the commits it may lose began to be written (the standby stopped receiving, the backup was taken). */
+  losesSince?(): number | undefined
 }
 
 export interface FaultResult {
@@ -24,14 +27,23 @@ export interface FaultResult {
   healedAt: number
   /** Undefined: not recovered within the limit. */
   recoveredAt: number | undefined
+  /** The span of commits it may have lost (asynchronous replication, a restore), ms since the epoch. */
+  lost?: { from: number; to: number }
 }
 
-/** The eight faults spread over `seconds` of workload; `baseFeeSeconds` is how long the fee spike lasts. */
-export function faultSchedule(seconds: number): Fault[] {
+/** How far the standby falls behind before the primary is killed: what asynchronous replication loses. */
+const STANDBY_LAG_MS = 3_000
+
+/**
+ * The faults spread over `seconds` of workload (nine; eleven with `restore`: a base backup early, restored near the
+ * end); `baseFeeSeconds` is how long the fee spike lasts.
+ */
+export function faultSchedule(seconds: number, options: { restore: boolean }): Fault[] {
   const compressed = seconds < 120
   const baseFeeSeconds = compressed ? 15 : 60
   const stallSeconds = 15
   let spike: NodeJS.Timeout | undefined
+  let failoverAt: number | undefined
   let stalledPid: number | undefined
   const faults: Omit<Fault, 'at'>[] = [
     {
@@ -117,7 +129,45 @@ export function faultSchedule(seconds: number): Fault[] {
         world.throttle.throttled = false
       },
     },
+    {
+      name: `PostgreSQL failover: standby ${STANDBY_LAG_MS / 1000} s behind, SIGKILL the primary, promote the standby; rebuild the old primary as the standby`,
+      lasts: 0,
+      losesSince: () => failoverAt,
+      inject: async (world) => {
+        failoverAt = Date.now()
+        const { standbyBehindBytes } = await world.postgres.failOver(STANDBY_LAG_MS)
+        return `the standby had not flushed ${standbyBehindBytes ?? '?'} bytes of the primary's WAL`
+      },
+      heal: (world) => world.postgres.rebuildStandby(),
+    },
   ]
+  if (options.restore) {
+    let backup: Promise<string> | undefined
+    let backupAt: number | undefined
+    faults.splice(2, 0, {
+      name: 'base backup of the primary (pg_basebackup)',
+      lasts: 0,
+      inject: async (world) => {
+        backupAt = Date.now()
+        backup = world.postgres.takeBaseBackup()
+        await backup
+      },
+      heal: async () => {},
+    })
+    faults.push({
+      name: 'restore the base backup: fleet stopped, PostgreSQL restored and a standby cloned, fleet started',
+      lasts: 0,
+      losesSince: () => backupAt,
+      inject: async (world) => {
+        if (!backup) throw new Error('no base backup to restore')
+        await Promise.all([...world.instances.keys()].map((index) => world.stopInstance(index)))
+        await world.postgres.restore(await backup)
+      },
+      heal: async (world) => {
+        for (const index of world.instances.keys()) await world.restartInstance(index)
+      },
+    })
+  }
   // Spread evenly after a warm-up; in a short run the faults come closer together, the fee spike overlapping others.
   const warmUp = compressed ? 5 : 15
   const slot = (seconds - warmUp - 10) / faults.length
@@ -138,7 +188,8 @@ export async function runFaults(
       await sleep(Math.max(0, startedAt + fault.at * 1000 - Date.now()))
       const faultStart = Date.now()
       log(`fault: ${fault.name}`)
-      await fault.inject(world)
+      const note = await fault.inject(world)
+      if (typeof note === 'string') log(`fault: ${fault.name}: ${note}`)
       await sleep(fault.lasts * 1000)
       await fault.heal(world)
       const healedAt = Date.now()
@@ -146,7 +197,9 @@ export async function runFaults(
       const seconds = (t: number | undefined) =>
         t === undefined ? 'never' : `${((t - faultStart) / 1000).toFixed(1)} s`
       log(`fault: ${fault.name}: healed after ${seconds(healedAt)}, fully recovered after ${seconds(recoveredAt)}`)
-      return { name: fault.name, startedAt: faultStart, healedAt, recoveredAt }
+      const losesSince = fault.losesSince?.()
+      const lost = losesSince === undefined ? undefined : { from: losesSince, to: healedAt }
+      return { name: fault.name, startedAt: faultStart, healedAt, recoveredAt, ...(lost && { lost }) }
     }),
   )
 }

@@ -11,6 +11,8 @@ export interface Sample {
 export interface Answer<T = unknown> {
   status: number
   body: T
+  /** Given by the balancer's cache, which adds an Age header (the service never sends one). */
+  cached: boolean
 }
 
 export class Recorder {
@@ -44,11 +46,11 @@ export class Recorder {
       try {
         body = text === '' ? undefined : JSON.parse(text)
       } catch {}
-      answer = { status: response.status, body: body as T }
+      answer = { status: response.status, body: body as T, cached: response.headers.has('age') }
     } catch (failure) {
       const cause = (failure as Error).cause as { code?: string; message?: string } | undefined
       error = cause?.code ?? cause?.message ?? (failure as Error).name
-      answer = { status: 0, body: undefined as T }
+      answer = { status: 0, body: undefined as T, cached: false }
     }
     if (options.record !== false) {
       this.samples.push({ kind, startedAt, ms: performance.now() - t0, status: answer.status, error })

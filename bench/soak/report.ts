@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
 import type { FaultResult } from './faults.ts'
 import type { Invariant } from './invariants.ts'
+import type { MemorySlope } from './memory.ts'
 import type { Sample } from './recorder.ts'
 
 const START = '<!-- soak-report:start -->'
@@ -16,6 +17,8 @@ export interface ReportInput {
   samples: Sample[]
   faults: FaultResult[]
   invariants: Invariant[]
+  /** Per instance process: resident memory and heap slopes (after each process's first 5 minutes). */
+  memory: MemorySlope[]
   machine: string
 }
 
@@ -40,7 +43,13 @@ export function renderReport(input: ReportInput): string {
     return `| ${fault.name} | ${((fault.startedAt - input.startedAt) / 1000).toFixed(0)} s | ${seconds(fault.startedAt, fault.healedAt)} | ${seconds(fault.startedAt, fault.recoveredAt)} | ${during.length} |`
   })
   const invariants = input.invariants.map(
-    (invariant) => `| ${invariant.ok ? 'pass' : '**FAIL**'} | ${invariant.name} | ${invariant.detail} |`,
+    (invariant) =>
+      `| ${invariant.accepted ? 'lost with the database' : invariant.ok ? 'pass' : '**FAIL**'} | ${invariant.name} | ${invariant.detail} |`,
+  )
+  const perHour = (value: number | undefined) => (value === undefined ? 'too short' : `${value.toFixed(1)} MB/h`)
+  const memory = input.memory.map(
+    (slope) =>
+      `| ${slope.instance} (pid ${slope.pid}) | ${slope.minutes.toFixed(1)} min | ${slope.rssStartMb.toFixed(0)} → ${slope.rssEndMb.toFixed(0)} MB | ${perHour(slope.rssMbPerHour)} | ${perHour(slope.heapMbPerHour)} |`,
   )
   return [
     `\`${input.command}\`: ${input.seconds} s of workload through HAProxy to 3 instances; ${input.machine}.`,
@@ -52,6 +61,10 @@ export function renderReport(input: ReportInput): string {
     '| fault | at | condition lasted | full recovery after | 5xx until recovered |',
     '|---|---:|---:|---:|---:|',
     ...faults,
+    '',
+    '| instance process | sampled | resident memory | resident slope | heap slope |',
+    '|---|---:|---:|---:|---:|',
+    ...memory,
     '',
     '| | invariant | detail |',
     '|---|---|---|',

@@ -3,14 +3,15 @@
 // checks the invariants from the chain and the database, prints the report, and exits non-zero if any fails.
 // Everything runs on loopback and is torn down at the end, on failure and on Ctrl-C. See docs/operations.md.
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { type FaultResult, faultSchedule, runFaults } from './faults.ts'
-import { checkInvariants } from './invariants.ts'
+import { checkInvariants, type Invariant } from './invariants.ts'
+import { HEAP_SLOPE_BOUND_MB_PER_HOUR, MemorySampler, type MemorySlope, memorySlopes } from './memory.ts'
 import { Recorder } from './recorder.ts'
 import { renderReport, writeReportInto } from './report.ts'
 import { DEFAULT_RATES, Workload } from './workload.ts'
@@ -19,10 +20,20 @@ import { startWorld, type World } from './world.ts'
 const OPERATIONS_DOC = fileURLToPath(new URL('../../docs/operations.md', import.meta.url))
 const SETUP_USERS = 24
 const { values } = parseArgs({
-  options: { minutes: { type: 'string', default: '3' }, 'write-docs': { type: 'boolean', default: false } },
+  options: {
+    minutes: { type: 'string', default: '3' },
+    replication: { type: 'string', default: 'sync' },
+    restore: { type: 'boolean', default: false },
+    'write-docs': { type: 'boolean', default: false },
+  },
 })
 const minutes = Number(values.minutes)
 if (!(minutes > 0)) throw new Error('--minutes must be a positive number')
+const replication = values.replication
+if (replication !== 'sync' && replication !== 'async') throw new Error('--replication must be sync or async')
+// What asynchronous replication or a restore loses of the library and of sign-outs is lost for good: only the anchors
+// come back, from the chain. Those two invariants then report their differences without failing the run.
+const databaseMayForget = replication === 'async' || values.restore
 const seconds = Math.round(minutes * 60)
 const started = Date.now()
 const logDir = await mkdtemp(join(tmpdir(), 'anchor-soak-logs-'))
@@ -52,7 +63,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 try {
-  world = await startWorld(log, logDir)
+  // Only a long run measures memory growth; its caches are capped low so that they are full after the warm-up.
+  world = await startWorld(log, logDir, replication, seconds >= 30 * 60)
   const recorder = new Recorder(world.lbUrl)
   const currentWorld = world
   const workload = new Workload(recorder, world.inbox, () => currentWorld.instances.map((instance) => instance.url))
@@ -60,11 +72,13 @@ try {
   log(`${SETUP_USERS} users signed in; workload for ${seconds} s`)
   const workloadStart = Date.now()
   workload.start(DEFAULT_RATES)
+  const memory = new MemorySampler(world, world.metricsToken)
+  memory.start()
   const faults: Promise<FaultResult[]> = runFaults(
     world,
     recorder,
     () => workload.probe(),
-    faultSchedule(seconds),
+    faultSchedule(seconds, { restore: values.restore }),
     workloadStart,
     log,
   )
@@ -75,14 +89,19 @@ try {
   const left = await workload.drain(60_000)
   log(`drained (${left.openRelays} relays, ${left.openSyncs} syncs still open); waiting for the relayers to settle`)
   await settle(world)
-  const invariants = await checkInvariants(world, workload, recorder, faultResults)
+  const slopes = memorySlopes(memory.stop())
+  log(`reconciliation: ${await reconciledLines(logDir)}`)
+  const invariants = await checkInvariants(world, workload, recorder, faultResults, databaseMayForget)
+  // Only a long run tells a slope from start-up and noise.
+  if (seconds >= 30 * 60) invariants.push(heapBound(slopes))
   const report = renderReport({
-    command: `npm run soak -- --minutes ${values.minutes}`,
+    command: `npm run soak -- --minutes ${values.minutes} --replication ${replication}${values.restore ? ' --restore' : ''}`,
     seconds,
     startedAt: workloadStart,
     samples: recorder.samples,
     faults: faultResults,
     invariants,
+    memory: slopes,
     machine: `2 shared cores, ${execFileSync('uptime', { encoding: 'utf8' })
       .trim()
       .replace(/^.*load/, 'load')}`,
@@ -98,6 +117,30 @@ try {
   // The processes' logs are kept only when something failed: they are what explains it.
   if (process.exitCode === 0) await rm(logDir, { recursive: true, force: true })
   else console.log(`logs of the instances and HAProxy: ${logDir}`)
+}
+
+/** What the instances' reconciliations found, as their logs say (a restarted instance continues its file). */
+async function reconciledLines(dir: string): Promise<string> {
+  let recovered = 0
+  let adopted = 0
+  for (const file of (await readdir(dir)).filter((name) => name.startsWith('anchor'))) {
+    const text = await readFile(join(dir, file), 'utf8')
+    recovered += text.split('ALERT anchor recovered from the chain').length - 1
+    adopted += text.split('ALERT anchor re-attached to its mined transaction').length - 1
+  }
+  return `${recovered} anchors recovered from the chain, ${adopted} re-attached to their mined transaction`
+}
+
+function heapBound(slopes: MemorySlope[]): Invariant {
+  const measured = slopes.filter((slope) => slope.heapMbPerHour !== undefined)
+  const over = measured.filter((slope) => slope.heapMbPerHour! > HEAP_SLOPE_BOUND_MB_PER_HOUR)
+  return {
+    name: `every instance's heap grows under ${HEAP_SLOPE_BOUND_MB_PER_HOUR} MB/h after its first 5 minutes`,
+    ok: measured.length > 0 && over.length === 0,
+    detail: measured
+      .map((slope) => `${slope.instance} (pid ${slope.pid}): ${slope.heapMbPerHour!.toFixed(1)} MB/h`)
+      .join('; '),
+  }
 }
 
 /** Until no anchor is pending and no relayer transaction waits in the pool (the monitors finish them), at most 60 s. */

@@ -66,6 +66,8 @@ export interface VerifyAnswer {
   previousTxHash: Hex
   signer: string
   chain: Hex[]
+  /** Answered by HAProxy's cache (deploy/haproxy.cfg), not by an instance. */
+  cached: boolean
 }
 
 interface OpenRelay {
@@ -84,7 +86,8 @@ export class Workload {
   /** Answers acceptable only while a fault lasts: checked against the fault windows at the end. */
   readonly incidents: { what: string; at: number }[] = []
   /** Tokens signed out: every instance must refuse them. */
-  readonly loggedOut: string[] = []
+  /** Each signed-out session's token, and when the sign-out was answered. */
+  readonly loggedOut: { token: string; at: number }[] = []
   private readonly openRelays = new Set<OpenRelay>()
   private readonly unverified: Hex[] = []
   private signIns = 0
@@ -237,7 +240,7 @@ export class Workload {
     if (me.status !== 200) return
     const out = await this.recorder.send('logout', 'POST', '/api/auth/logout', { token: user.token })
     if (out.status !== 204) return
-    this.loggedOut.push(user.token)
+    this.loggedOut.push({ token: user.token, at: Date.now() })
     for (const base of this.instanceUrls()) {
       const after = await this.recorder.send('me', 'GET', '/api/auth/me', { token: user.token, base, record: false })
       if (after.status === 200) this.unexpected.push(`a signed-out session still worked on ${base}`)
@@ -319,7 +322,14 @@ export class Workload {
     }>(kind, 'GET', `/api/verify/${txHash}`)
     if (answer.status === 200) {
       const { compositeHash, previousTxHash, signer, chain } = answer.body
-      this.verifyAnswers.push({ txHash, compositeHash, previousTxHash, signer, chain: chain.map((e) => e.txHash) })
+      this.verifyAnswers.push({
+        txHash,
+        compositeHash,
+        previousTxHash,
+        signer,
+        chain: chain.map((e) => e.txHash),
+        cached: answer.cached,
+      })
     } else if (answer.status === 404 && kind === 'verify: unknown') {
       // expected
     } else if (answer.status === 404) {

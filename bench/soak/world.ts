@@ -10,7 +10,7 @@ import pg from 'pg'
 import { type Address, createPublicClient, http, type PublicClient } from 'viem'
 import { type AnvilInstance, startAnvil } from '../../src/chain/anvil.ts'
 import { anvilAccount, anvilPrivateKey } from '../../src/chain/anvil-accounts.ts'
-import { runDeployCommand } from '../../src/cli/deploy-command.ts'
+import { runDeployCommand } from '../../src/operator/deploy-command.ts'
 import { type SmtpInbox, startSmtpInbox } from '../../test/auth/smtp-inbox.ts'
 import { startOpensslTsa } from '../../test/helpers/openssl-tsa.ts'
 import { provisionPdfSigningKey } from '../../test/helpers/pdf-signing-token.ts'
@@ -18,7 +18,7 @@ import { type RpcProxy, startRpcProxy } from '../../test/helpers/rpc-proxy.ts'
 import { createSoftHsmToken } from '../../test/helpers/softhsm.ts'
 import { freePort } from './free-port.ts'
 import { type LoadBalancer, startLoadBalancer } from './load-balancer.ts'
-import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.ts'
+import { type PostgresCluster, type Replication, startPostgresCluster } from './postgres-cluster.ts'
 import { type PrivateRedis, startPrivateRedis } from './redis-server.ts'
 import { type ServiceInstance, startServiceInstance } from './service-instance.ts'
 
@@ -42,12 +42,27 @@ export interface World {
   databaseUrl: string
   /** SIGKILLs instance `index`; `restartInstance` brings it back with the same settings on the same port. */
   killInstance(index: number): Promise<void>
+  /** Stops instance `index` as an operator does (SIGTERM: it finishes the requests it holds). */
+  stopInstance(index: number): Promise<void>
   restartInstance(index: number): Promise<void>
+  /** Every instance's PID, in order: a restarted instance has a new one. */
+  pids(): number[]
+  /** The fleet's METRICS_TOKEN: the memory sampler reads each instance's /metrics. */
+  metricsToken: string
   stop(): Promise<void>
 }
 
-/** `logDir`: each process's output goes to a file there (anchor1.log, …, haproxy.log). */
-export async function startWorld(log: (line: string) => void, logDir: string): Promise<World> {
+/**
+ * `logDir`: each process's output goes to a file there (anchor1.log, …, haproxy.log, haproxy-postgres.log).
+ * `replication`: how the PostgreSQL standby follows its primary.
+ */
+export async function startWorld(
+  log: (line: string) => void,
+  logDir: string,
+  replication: Replication,
+  /** Caps the verify caches low so they fill in the first minutes: a long run's slope is then growth, not caching. */
+  smallCaches = false,
+): Promise<World> {
   const teardown: (() => Promise<unknown>)[] = []
   const stop = async () => {
     for (const step of teardown.reverse()) await step().catch((error: unknown) => log(`teardown: ${error}`))
@@ -55,7 +70,7 @@ export async function startWorld(log: (line: string) => void, logDir: string): P
   }
   try {
     const [postgres, redis, anvil, inbox, tsa] = await Promise.all([
-      startPostgresCluster(),
+      startPostgresCluster(replication, join(logDir, 'haproxy-postgres.log')),
       startPrivateRedis(),
       // A loaded machine (CI shares its cores) can take far longer than anvil's usual milliseconds to answer.
       startAnvil({ blockTime: 1, readyTimeoutMs: 60_000 }),
@@ -75,7 +90,9 @@ export async function startWorld(log: (line: string) => void, logDir: string): P
       () => anvil.stop(),
       () => inbox.close(),
     )
-    log(`PostgreSQL ${postgres.url}, Redis ${redis.url}, anvil ${anvil.rpcUrl} (--block-time 1), SMTP ${inbox.url}`)
+    log(
+      `PostgreSQL ${postgres.url} (primary and ${replication} standby behind HAProxy), Redis ${redis.url}, anvil ${anvil.rpcUrl} (--block-time 1), SMTP ${inbox.url}`,
+    )
     const throttle = await startRpcProxy(anvil.rpcUrl)
     teardown.push(() => throttle.close())
 
@@ -85,6 +102,7 @@ export async function startWorld(log: (line: string) => void, logDir: string): P
     const contract = await deployContract(anvil.rpcUrl, relayers)
     log(`DocumentAnchors ${contract}, relayers ${relayers.join(', ')}`)
 
+    const metricsToken = randomBytes(32).toString('hex')
     const ports = await Promise.all(Array.from({ length: INSTANCES }, () => freePort()))
     const env = (port: number): Record<string, string> => ({
       NODE_ENV: 'production',
@@ -100,8 +118,8 @@ export async function startWorld(log: (line: string) => void, logDir: string): P
       CONTRACT_ADDRESS: contract,
       RELAYER_PRIVATE_KEY: RELAYERS.map((index) => anvilPrivateKey(index)).join(','),
       JWT_SECRET: randomBytes(32).toString('hex'),
-      // Production refuses to start without it; the soak reads the chain and the database, not /metrics.
-      METRICS_TOKEN: randomBytes(32).toString('hex'),
+      // Production refuses to start without it; the soak reads each instance's memory there.
+      METRICS_TOKEN: metricsToken,
       SMTP_URL: inbox.url,
       ...pdfKey.env,
       TSA_URL: tsa.url,
@@ -111,6 +129,11 @@ export async function startWorld(log: (line: string) => void, logDir: string): P
       VERIFY_PER_IP_PER_MINUTE: '1000000',
       CODE_REQUESTS_PER_IP_PER_HOUR: '1000000',
       CODE_VERIFICATIONS_PER_IP_PER_HOUR: '1000000',
+      ...(smallCaches && {
+        VERIFY_CACHE_MAX_ENTRIES: '200',
+        VERIFY_RECEIPT_CACHE_MAX_ENTRIES: '500',
+        VERIFY_LINK_CACHE_MAX_HASHES: '1000',
+      }),
     })
     // One JWT secret for the fleet: a token from one instance is good on every other.
     const secret = randomBytes(32).toString('hex')
@@ -152,10 +175,13 @@ export async function startWorld(log: (line: string) => void, logDir: string): P
         instances[index]!.process.child.kill('SIGKILL')
         await instances[index]!.process.exited
       },
+      stopInstance: (index) => instances[index]!.process.stop(30_000),
       async restartInstance(index) {
         const { name } = instances[index]!
         instances[index] = await startServiceInstance(name, envs[index]!, join(logDir, `${name}.log`))
       },
+      pids: () => instances.map((instance) => instance.process.child.pid!),
+      metricsToken,
       stop,
     }
   } catch (error) {

@@ -1,15 +1,45 @@
-// Entry point of `npm run admin -- users <action> <email|id> …` (admin-command.ts): the service's own configuration
-// names the database and Redis.
+// Entry point of `npm run admin -- users <action> <email|id> …` (admin-command.ts) and `npm run admin -- reconcile`
+// (reconcile-command.ts): the service's own configuration names the database, Redis and the chain.
 import { resolve } from 'node:path'
+import type { FastifyBaseLogger } from 'fastify'
+import pino from 'pino'
 import { cacheKey } from '../auth/sessions.ts'
+import { connectChain } from '../chain/connect-chain.ts'
 import { loadConfigFromProcess } from '../config.ts'
 import { openMigratedDatabase } from '../db/open-migrated-database.ts'
 import { announce, CHANNELS } from '../redis-announcements.ts'
+import { createRelayContext, relayerSettingsOf } from '../relayer/relay-context.ts'
 import { adminUsage, runAdminCommand } from './admin-command.ts'
+import { reconcileUsage, runReconcileCommand } from './reconcile-command.ts'
 
 const argv = process.argv.slice(2)
 if (argv.includes('--help') || argv.length === 0) {
-  process.stdout.write(`${adminUsage}\n`)
+  process.stdout.write(`${adminUsage}\n\n${reconcileUsage}\n`)
+} else if (argv[0] === 'reconcile') {
+  process.exitCode = await runReconcileCommand({
+    stdout: process.stdout,
+    async open() {
+      const config = loadConfigFromProcess()
+      const dataDir = resolve(config.dataDir)
+      const logger = pino({ level: 'info' }, process.stderr) as unknown as FastifyBaseLogger
+      const database = await openMigratedDatabase(config.database.url, dataDir, 1)
+      const { chain, embedded } = await connectChain(config, dataDir, logger)
+      const context = createRelayContext({
+        db: database.db,
+        chain,
+        ...relayerSettingsOf(config),
+        log: logger.child({ component: 'relayer' }),
+      })
+      return {
+        reconcile: () => context.reconciliation.run(),
+        async close() {
+          chain.closeSigners?.()
+          await embedded?.stop()
+          await database.close()
+        },
+      }
+    },
+  })
 } else {
   process.exitCode = await runAdminCommand(argv, {
     stdout: process.stdout,

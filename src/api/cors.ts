@@ -3,7 +3,7 @@
 // cached verification paid (bench/verify-hooks.ts). The rules are the Fetch standard's: an allowed Origin is echoed
 // back (`*` when every origin is allowed), `Vary: Origin` tells caches that the answer depends on it, and a preflight
 // is answered 204 with the methods and headers allowed.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 export interface CorsPolicy {
   /** The origins allowed to read answers, or '*' for any. */
@@ -37,9 +37,14 @@ export interface AnswerHeaders {
 /**
  * Adds the preflight route and returns the headers every other answer carries, for the caller's own `onRequest` hook
  * (the app runs one hook for all its per-request headers: each hook costs every request a turn of Fastify's hook
- * runner) and for answers given before Fastify routes a request (src/api/early-answers.ts).
+ * runner).
  */
-export function registerCors(app: FastifyInstance, policy: CorsPolicy): AnswerHeaders {
+export function registerCors(
+  app: FastifyInstance,
+  policy: CorsPolicy,
+  /** Paths (prefixes) of the routes whose answers every origin may read (publicAnswerHeaders): so may their preflights. */
+  publicPrefixes: readonly string[],
+): AnswerHeaders {
   const anyOrigin = policy.origins === '*'
   const allowed = new Set(policy.origins)
   const preflightHeaders = {
@@ -59,8 +64,24 @@ export function registerCors(app: FastifyInstance, policy: CorsPolicy): AnswerHe
       reply.code(400).type('text/plain').send('Invalid Preflight Request')
       return
     }
+    // A page of another origin may read a public answer with `If-None-Match`, which its browser asks about first.
+    if (publicPrefixes.some((prefix) => request.url.startsWith(prefix))) {
+      reply.removeHeader('vary').header('access-control-allow-origin', '*')
+    }
     // Safari waits for a body unless the 204 says it has none.
     reply.code(204).headers(preflightHeaders).header('content-length', '0').send()
   })
   return corsHeaders
+}
+
+/**
+ * A route's onRequest hook for answers anyone may read without credentials (a public verification): every origin may
+ * read them, so they say `*` and do not vary by Origin, and a shared cache in front of the fleet (HAProxy's, which
+ * keeps no answer that varies on Origin) holds one copy for every client. It replaces what the app's hook set from the
+ * configured policy, for every answer of the route, refusals included. Never for a route that reads credentials:
+ * browsers send none with a `*` answer, and a cache would serve one client's answer to all.
+ */
+export function publicAnswerHeaders(_request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  reply.removeHeader('vary').header('access-control-allow-origin', '*')
+  done()
 }

@@ -20,9 +20,10 @@ export async function startSession(
   jwt: JwtSettings,
   user: SessionUser,
   trust: TrustProvider,
+  now = new Date(),
 ): Promise<IssuedToken & { sessionId: string }> {
   const sessionId = randomUUID()
-  const issued = await issueToken(jwt, { sub: user.id, email: user.email, sid: sessionId, trust, verified: true })
+  const issued = await issueToken(jwt, { sub: user.id, email: user.email, sid: sessionId, trust, verified: true }, now)
   await db.insert(sessions).values({
     id: sessionId,
     userId: user.id,
@@ -99,6 +100,14 @@ export class SessionChecker {
       this.live.delete(key)
       await this.revocations?.announce(key)
     }
+  }
+
+  /**
+   * Every cached answer dropped: the database failed over, and sessions (and accounts) begun in the moments it lost
+   * are gone, though this cache would call them live for a few seconds more.
+   */
+  forgetAll(): void {
+    this.live.clear()
   }
 
   close(): void {

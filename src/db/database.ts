@@ -7,6 +7,7 @@ import type { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import type pg from 'pg'
+import { DatabaseHistory } from './database-history.ts'
 import * as schema from './schema.ts'
 
 export type Schema = typeof schema
@@ -32,7 +33,12 @@ interface CommonHandle {
 }
 
 export type DatabaseHandle =
-  | (CommonHandle & { kind: 'postgres'; pool: pg.Pool })
+  | (CommonHandle & {
+      kind: 'postgres'
+      pool: pg.Pool
+      /** Tells when connections start writing to another history (a failover, another cluster). */
+      history: DatabaseHistory
+    })
   | (CommonHandle & { kind: 'pglite'; pglite: PGlite })
 
 export interface OpenDatabaseOptions {
@@ -63,7 +69,8 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     import('pg'),
     import('drizzle-orm/node-postgres'),
   ])
-  const pool = new pg.Pool({ connectionString: url, max: poolSize })
+  const history = new DatabaseHistory()
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: history.clientClass(pg.Client) })
   // A client losing its connection (PostgreSQL restarting, a failover) must not crash the process: the pool's own
   // listener covers idle clients; a checked-out client between two statements emits on itself, so every client gets
   // a listener too. The statement in flight still fails, and the pool discards the dead client when it is released.
@@ -74,6 +81,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     db,
     kind: 'postgres',
     pool,
+    history,
     query: async <T>(text: string) => (await pool.query(text)).rows as T[],
     async withMigrationLock(fn) {
       const client = await pool.connect()

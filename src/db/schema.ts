@@ -136,6 +136,11 @@ export const anchors = pgTable(
     encryptedPayload: text('encrypted_payload'),
     /** When the ciphertext and the attestation were erased with the account; the on-chain event stays. */
     payloadErasedAt: timestamp('payload_erased_at', { withTimezone: true, precision: 3 }),
+    /**
+     * When the relayer found this anchor on chain after the database had forgotten it (a failover, a restore): its
+     * ciphertext and its owner were never recovered (src/relayer/actions/reconcile.ts).
+     */
+    reconciledAt: timestamp('reconciled_at', { withTimezone: true, precision: 3 }),
     userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
     /**
      * The service's attestation of the relaying account, set only when the relay sent the payload's salt (never
@@ -167,10 +172,10 @@ export const anchors = pgTable(
       sql`(${table.identityCommitment} IS NULL) = (${table.attestedTrust} IS NULL)
           AND (${table.identityCommitment} IS NULL) = (${table.attestedVerified} IS NULL)`,
     ),
-    // A ciphertext is missing only because it was erased, and an erased one is gone for good.
+    // A ciphertext is missing only because it was erased or never recovered, and an erased one is gone for good.
     check(
       'anchors_payload_or_erased',
-      sql`(${table.encryptedPayload} IS NULL) = (${table.payloadErasedAt} IS NOT NULL)`,
+      sql`(${table.encryptedPayload} IS NULL) = (${table.payloadErasedAt} IS NOT NULL OR ${table.reconciledAt} IS NOT NULL)`,
     ),
   ],
 )

@@ -18,6 +18,7 @@ import {
   reopenMined,
   unsignedAnchors,
 } from './outbox/monitor-queries.ts'
+import { nextNonces } from './outbox/nonces.ts'
 import { reissueAnchor } from './outbox/reservations.ts'
 import type { Slot } from './outbox/slot.ts'
 import { accountOf, lineOf, type RelayContext, slotOf } from './relay-context.ts'
@@ -39,6 +40,8 @@ export class RelayMonitor {
   private stopped = false
   private resynced = new Set<string>()
   private alerted = new Set<string>()
+  /** `relayer:nonce` used by a transaction the database does not hold, looked up on chain before any re-signing. */
+  private lookedUpOnChain = new Set<string>()
 
   constructor(
     private readonly context: RelayContext,
@@ -81,6 +84,17 @@ export class RelayMonitor {
     const { client, chainId } = context.chain
     await context.pool.refreshBalances().catch(() => {})
     await context.contract.check()
+    const latestByKey = await this.checkNonceRows()
+    // A reconciliation that fails (the node or the database away) keeps relays waiting, not this pass: what the
+    // database holds is still confirmed, re-sent and bumped.
+    const reconciled = context.reconciliation.settled().then(
+      () => true,
+      (error: unknown) => {
+        context.log.warn({ err: error }, 'reconciliation with the chain failed; relays wait, retrying next pass')
+        return false
+      },
+    )
+    if ((await reconciled) && context.reconciliation.followUpDue(latestByKey)) await context.reconciliation.run()
     context.pool.setDraining(await drainingRelayers(context.db, chainId))
     for (const { account, address } of context.pool.all) {
       if (this.resynced.has(address)) continue
@@ -120,6 +134,37 @@ export class RelayMonitor {
     await this.watchReorgs(head)
   }
 
+  /**
+   * A key whose nonce on chain passed the database's nonce row sent transactions the database does not know: it was
+   * restored or failed over, or the key is used elsewhere. Either way, what it did is looked up before relays go on.
+   */
+  private async checkNonceRows(): Promise<Map<Address, number>> {
+    const { context } = this
+    const rowsNow = await nextNonces(context.db, context.chain.chainId)
+    const latestByKey = new Map<Address, number>(
+      await Promise.all(
+        context.pool.all.map(
+          async ({ address, account }) =>
+            [
+              address,
+              await context.chain.client.getTransactionCount({ address: account.address, blockTag: 'latest' }),
+            ] as const,
+        ),
+      ),
+    )
+    for (const [address, latest] of latestByKey) {
+      const next = rowsNow.get(address)
+      if (next !== undefined && latest > next) {
+        context.log.warn(
+          { relayer: address, chainNonce: latest, nextNonce: next },
+          'key nonce on chain passed the database',
+        )
+        context.reconciliation.require('nonce on chain passed the database')
+      }
+    }
+    return latestByKey
+  }
+
   /** Settles one nonce; true when its transaction is stuck at the fee cap. */
   private async settle(group: NonceGroup, head: bigint, latestCount: number, highestAnchorNonce: number) {
     const { context } = this
@@ -153,6 +198,14 @@ export class RelayMonitor {
       }
       if (first.anchorStatus === 'confirmed') {
         log.error({ anchorId, nonce: group.nonce }, 'ALERT a confirmed anchor was reorged out and its nonce reused')
+        return false
+      }
+      // Perhaps ours: a transaction of this anchor the database forgot (a fee bump) mined at its nonce. The chain is
+      // looked at first, or a new nonce would anchor the composite hash a second time.
+      const where = `${group.relayer}:${group.nonce}`
+      if (!this.lookedUpOnChain.has(where)) {
+        this.lookedUpOnChain.add(where)
+        context.reconciliation.require('a nonce of ours was used by a transaction the database does not hold')
         return false
       }
       log.warn({ anchorId, nonce: group.nonce }, 'nonce used by another transaction: re-signing the anchor')

@@ -5,14 +5,16 @@ import type { Address } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
 import type { ChainContext } from '../chain/chain-context.ts'
 import { ContractWatch } from '../chain/contract-check.ts'
-import type { RelaySettings } from '../config.ts'
+import type { Config, RelaySettings } from '../config.ts'
 import type { Database } from '../db/database.ts'
+import { reconcileWithChain } from './actions/reconcile.ts'
 import { FeeOracle } from './fees.ts'
 import { GroupCommit } from './group-commit.ts'
 import { type AnchorRow, type Mined, markMined } from './outbox/anchors.ts'
 import type { Attachment, NewAnchor, Quota, ReserveResult } from './outbox/reservations.ts'
 import type { Slot } from './outbox/slot.ts'
 import { ReceiptWatcher } from './receipt-watcher.ts'
+import { Reconciliation } from './reconciliation.ts'
 import type { AnchorFailure } from './relay-metrics.ts'
 import { RelayerPool, type RelayLogger } from './relayer-pool.ts'
 import { SendLine } from './send-line.ts'
@@ -29,6 +31,8 @@ export interface RelayerDependencies {
   onAnchorFailed?: (reason: AnchorFailure) => void
   /** The relayer's view of the contract changed: missing (or another chain) stops new anchors. */
   onContractMissing?: (missing: boolean) => void
+  /** A reconciliation recorded a transaction the database had forgotten. */
+  onReconciled?: (kind: 'recovered' | 'adopted' | 'doubled') => void
 }
 
 export interface RelayContext extends RelayerDependencies {
@@ -48,10 +52,23 @@ export interface RelayContext extends RelayerDependencies {
   nonceRows: Map<string, Promise<void>>
   /** Per relayer: which of its nonces the node holds, and which this process is about to send (send-in-order.ts). */
   lines: Map<string, SendLine>
+  /** Whether relays must wait for a reconciliation with the chain (at start, after a failover). */
+  reconciliation: Reconciliation
+}
+
+/** What the relayer takes from the service's configuration, as the service and `npm run admin` build it. */
+export function relayerSettingsOf(
+  config: Pick<Config, 'relay' | 'plans' | 'defaultPlan' | 'chain'>,
+): Pick<RelayerDependencies, 'settings' | 'quota' | 'pollingIntervalMs'> {
+  return {
+    settings: config.relay,
+    quota: { plans: config.plans, defaultPlan: config.defaultPlan },
+    pollingIntervalMs: config.chain.pollingIntervalMs,
+  }
 }
 
 export function createRelayContext(deps: RelayerDependencies): RelayContext {
-  return {
+  const context: RelayContext = {
     ...deps,
     fees: new FeeOracle(deps.chain.client, deps.settings),
     watcher: new ReceiptWatcher(deps.chain.client, deps.pollingIntervalMs),
@@ -77,7 +94,18 @@ export function createRelayContext(deps: RelayerDependencies): RelayContext {
     },
     nonceRows: new Map(),
     lines: new Map(),
+    reconciliation: new Reconciliation(
+      () => reconcileWithChain(context),
+      (report, reasons) => {
+        const found = report.recovered + report.adopted
+        const summary = { ...report, reasons }
+        if (found > 0 || report.raised.length > 0)
+          deps.log.warn(summary, 'reconciled with the chain: found what the database forgot')
+        else deps.log.info(summary, 'reconciled with the chain: the database knows everything the keys did')
+      },
+    ),
   }
+  return context
 }
 
 /** Where a relayer's rows live: its address lower-case, as the database stores it. */

@@ -3,11 +3,11 @@
 // this leaves pending. Composite and previous hashes arrive lower-case (the route's schema makes them so).
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { IdentityAttestation } from '@docanchor/client'
-import { ZERO_TX_HASH } from '@docanchor/client'
+import { anchorFromReceipt, ZERO_TX_HASH } from '@docanchor/client'
 import { type Hex, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
 import { ChainUnavailableError, orChainUnavailable } from '../chain/chain-errors.ts'
-import { anchorFromReceipt } from '../verify/anchor-entry.ts'
+import { DatabaseForgotError } from '../db/database-unavailable.ts'
 import { broadcast } from './actions/broadcast.ts'
 import { recordReceipt } from './actions/record-receipt.ts'
 import { reserve } from './actions/reserve.ts'
@@ -70,6 +70,8 @@ async function relayWith(
     if (context.contract.missing) {
       throw new ChainUnavailableError('The blockchain node does not serve the anchoring contract now; try again later')
     }
+    // Nothing is reserved before the relayer knows what its keys did that the database may have forgotten.
+    await orChainUnavailable(() => context.reconciliation.settled())
     fees = await orChainUnavailable(() => context.fees.current())
     await orChainUnavailable(() => prepareNonceRow(context, slot, account))
   } catch (error) {
@@ -89,13 +91,18 @@ async function relayWith(
   })
   if (reserved.kind === 'exists') {
     const raced = await findAnchorByCompositeHash(context.db, compositeHash)
-    if (!raced) throw new Error('anchor vanished after a composite hash conflict')
+    if (!raced) throw forgotten(context)
     return repeat(context, request, raced)
   }
   if (reserved.kind === 'quota_exceeded') {
     throw new QuotaExceededError(reserved.limit, Math.max(reserved.used, reserved.limit), resetsAt)
   }
   if (reserved.kind === 'no_user') throw new UserGoneError()
+  if (context.reconciliation.due) {
+    // The database failed over while this relay reserved: its nonce may be one the chain consumed. The monitor signs
+    // the reservation once reconciled; the client's repeat finds it.
+    throw new DatabaseForgotError('the database failed over while the relay reserved its anchor')
+  }
 
   const line = lineOf(context, slot)
   line.expect(reserved.nonce)
@@ -135,11 +142,23 @@ async function repeatOr(context: RelayContext, request: RelayRequest, error: unk
 
 async function current(context: RelayContext, anchorId: string): Promise<RelayResult> {
   const anchor = await findAnchorById(context.db, anchorId)
-  if (!anchor) throw new Error('anchor vanished')
+  if (!anchor) throw forgotten(context)
   return { anchor, created: true }
 }
 
+/**
+ * The anchor this request reserved (or found) is not in the database any more: it failed over to a standby that had
+ * not received it. What the transaction did is on chain: reconcile before anything else, and let the client repeat.
+ */
+function forgotten(context: RelayContext): DatabaseForgotError {
+  context.reconciliation.require('an anchor vanished from the database')
+  return new DatabaseForgotError('the database no longer holds the anchor this relay reserved')
+}
+
 async function repeat(context: RelayContext, request: RelayRequest, found: AnchorRow): Promise<RelayResult> {
+  // Found on chain after the database forgot it: its ciphertext and owner are unknown, so nothing can be compared, and
+  // the composite hash is anchored already; the repeat gets that anchor rather than a second one.
+  if (found.reconciled) return { anchor: found, created: false }
   let existing = found
   const same =
     existing.userId === request.userId &&

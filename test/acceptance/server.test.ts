@@ -46,9 +46,10 @@ describe('the service process on embedded defaults', () => {
     // PORT=0: the URLs that default to the service's own address name the port it bound, never port 0.
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/)
     expect(info.verifyBaseUrl).toBe(server.url)
-    const preflight = await fetch(`${server.url}/api/verify/0x${'00'.repeat(32)}`, {
+    // The default CORS origin is the service's own (a public verification's answers say `*` whatever it is).
+    const preflight = await fetch(`${server.url}/api/relay`, {
       method: 'OPTIONS',
-      headers: { origin: server.url, 'access-control-request-method': 'GET' },
+      headers: { origin: server.url, 'access-control-request-method': 'POST' },
     })
     expect(preflight.headers.get('access-control-allow-origin')).toBe(server.url)
 

@@ -152,6 +152,21 @@ describe('API skeleton', () => {
       expect(bare.body).toBe('Invalid Preflight Request')
     })
 
+    it("answers a public verification's preflight for every origin, as its answers", async () => {
+      const preflight = await t.app.inject({
+        method: 'OPTIONS',
+        url: `/api/verify/0x${'00'.repeat(32)}`,
+        headers: {
+          origin: 'https://elsewhere.example',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'if-none-match',
+        },
+      })
+      expect(preflight.statusCode).toBe(204)
+      expect(preflight.headers['access-control-allow-origin']).toBe('*')
+      expect(preflight.headers.vary).toBeUndefined()
+    })
+
     it('allows every origin when told to, and then does not vary by it', async () => {
       const open = await createTestApp({ env: { CORS_ORIGINS: '*' } })
       try {

@@ -48,6 +48,14 @@ describe('database outages', () => {
       isDatabaseUnavailable(wrapped(driverError('terminating connection due to administrator command', '57P01'))),
     ).toBe(true)
     expect(isDatabaseUnavailable(wrapped(driverError('Connection terminated unexpectedly')))).toBe(true)
+    // A transaction's ROLLBACK on the client whose connection a failover cut (found by the soak).
+    expect(
+      isDatabaseUnavailable(wrapped(driverError('Client has encountered a connection error and is not queryable'))),
+    ).toBe(true)
+    // A connection that reached the standby in the seconds of a failover.
+    expect(
+      isDatabaseUnavailable(wrapped(driverError('cannot execute INSERT in a read-only transaction', '25006'))),
+    ).toBe(true)
     expect(isDatabaseUnavailable(wrapped(driverError('relation "x" does not exist', '42P01')))).toBe(false)
     expect(isDatabaseUnavailable(wrapped(driverError('duplicate key value', '23505')))).toBe(false)
   })

@@ -1,12 +1,13 @@
 // Two instances sharing one database and one Redis: a logout on one ends the session on the other at once, not when
-// the other's cache entry of live sessions expires.
+// the other's cache entry of live sessions expires. And a failover empties the cache of live sessions.
 import { randomBytes } from 'node:crypto'
+import { eq } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SessionChecker, startSession } from '../../src/auth/sessions.ts'
-import { users } from '../../src/db/schema.ts'
+import { sessions, users } from '../../src/db/schema.ts'
 import { connectRedis } from '../../src/redis-client.ts'
 import { TEST_JWT_SECRET } from '../helpers/app.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
@@ -64,5 +65,15 @@ describe('session revocations across instances', () => {
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(await a.state(sessionId, userId)).toBe('active')
     expect(await b.state(sessionId, userId)).toBe('ended')
+  })
+  it('forgets every cached answer when told the database failed over: a session it lost is ended at once', async () => {
+    const a = await instance(false)
+    const { sessionId, userId } = await newSession()
+    expect(await a.state(sessionId, userId)).toBe('active')
+    // As a promoted standby that never received the session.
+    await database.handle.db.delete(sessions).where(eq(sessions.id, sessionId))
+    expect(await a.state(sessionId, userId)).toBe('active')
+    a.forgetAll()
+    expect(await a.state(sessionId, userId)).toBe('ended')
   })
 })

@@ -10,7 +10,7 @@ import type { Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { anvilAccount, anvilPrivateKey } from '../../src/chain/anvil-accounts.ts'
 import { isRelayer } from '../../src/chain/deploy-document-anchors.ts'
-import { runDeployCommand } from '../../src/cli/deploy-command.ts'
+import { runDeployCommand } from '../../src/operator/deploy-command.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { newBody, postRelay, query, rpc } from './relay-helpers.ts'
 

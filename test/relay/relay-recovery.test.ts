@@ -1,8 +1,5 @@
-import { Writable } from 'node:stream'
 import { ZERO_TX_HASH } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
-import type { FastifyBaseLogger } from 'fastify'
-import pino from 'pino'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Database } from '../../src/db/database.ts'
@@ -13,6 +10,7 @@ import { slotOf } from '../../src/relayer/relay-context.ts'
 import { RelayerPool } from '../../src/relayer/relayer-pool.ts'
 import { signFiller } from '../../src/relayer/signing.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
+import { capturingLogger } from '../helpers/capturing-logger.ts'
 import { newBody, postRelay, query, randomHash, rpc } from './relay-helpers.ts'
 
 const QUOTA = { plans: { free: 1_000 }, defaultPlan: 'free' }
@@ -23,17 +21,6 @@ async function reserveOne(db: Database, slot: Slot, anchor: Omit<NewAnchor, 'per
   const [reserved] = await reserveAnchors(db, slot, [{ ...anchor, period }], QUOTA)
   if (reserved?.kind !== 'reserved') throw new Error('expected a reservation')
   return reserved
-}
-
-function capturingLogger(): { logger: FastifyBaseLogger; lines: string[] } {
-  const lines: string[] = []
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk))
-      done()
-    },
-  })
-  return { logger: pino({ level: 'info' }, stream) as unknown as FastifyBaseLogger, lines }
 }
 
 async function statusOf(t: TestApp, compositeHash: string): Promise<string | undefined> {

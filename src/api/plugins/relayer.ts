@@ -2,7 +2,7 @@
 // ready, stopped before it closes. Decorated on the app, so the relay route and tests reach the same instances.
 import fp from 'fastify-plugin'
 import { RelayMonitor } from '../../relayer/monitor.ts'
-import { createRelayContext, type RelayContext } from '../../relayer/relay-context.ts'
+import { createRelayContext, type RelayContext, relayerSettingsOf } from '../../relayer/relay-context.ts'
 import { createRelayMetrics, type RelayMetrics } from '../../relayer/relay-metrics.ts'
 import type { AppInstance } from '../app-types.ts'
 
@@ -23,14 +23,19 @@ export const relayerPlugin = fp(
     const relayer = createRelayContext({
       db: database.db,
       chain,
-      settings: config.relay,
-      quota: { plans: config.plans, defaultPlan: config.defaultPlan },
-      pollingIntervalMs: config.chain.pollingIntervalMs,
+      ...relayerSettingsOf(config),
       log: app.log.child({ component: 'relayer' }),
       onBalance: (address, ether) => relayMetrics.balance.set({ relayer: address }, ether),
       onAnchorFailed: (reason) => relayMetrics.failedOnChain.inc({ reason }),
       onContractMissing: (missing) => relayMetrics.contractMissing.set(missing ? 1 : 0),
+      onReconciled: (kind) => relayMetrics.reconciled.inc({ kind }),
     })
+    if (database.kind === 'postgres') {
+      database.history.onChange((change) => {
+        relayer.log.warn(change, 'the database failed over (another timeline or cluster): reconciling with the chain')
+        relayer.reconciliation.require('database failover')
+      })
+    }
     const monitor = new RelayMonitor(relayer, {
       intervalMs: config.relay.monitorIntervalMs,
       onPending: (count) => relayMetrics.pending.set(count),

@@ -1,8 +1,8 @@
 // Recording where an anchor's transaction was mined (whichever of its hashes it was), batched with concurrent ones.
 // Confirmed means the receipt holds the configured contract's DocumentAnchored event for this very anchor: a call to
 // an address without code succeeds too (a node that lost the contract), and must never be taken for an anchor.
+import { anchorFromReceipt } from '@docanchor/client'
 import type { Hex, TransactionReceipt } from 'viem'
-import { anchorFromReceipt } from '../../verify/anchor-entry.ts'
 import type { AnchorRow } from '../outbox/anchors.ts'
 import type { RelayContext } from '../relay-context.ts'
 

@@ -18,6 +18,8 @@ export interface AnchorRow {
   nonce: number
   /** The service's attestation of the relaying account; null when the relay sent no salt. */
   attestation: IdentityAttestation | null
+  /** Recorded from the chain after the database had forgotten it: no ciphertext, no owner. */
+  reconciled: boolean
   createdAt: Date
 }
 
@@ -102,6 +104,7 @@ function toAnchor(r: Record<string, unknown>): AnchorRow {
             verified: Boolean(r.attested_verified),
             identityCommitment: String(r.identity_commitment),
           },
+    reconciled: r.reconciled_at !== null && r.reconciled_at !== undefined,
     createdAt: new Date(r.created_at as string),
   }
 }

@@ -70,3 +70,36 @@ export async function resyncNonce(
     return { filled }
   })
 }
+
+/** Each key's next nonce as the nonce authority has it (a key without a row is absent). */
+export async function nextNonces(db: Database, chainId: number): Promise<Map<string, number>> {
+  const found = await rows(db, sql`SELECT relayer_address, next_nonce FROM relayer_nonces WHERE chain_id = ${chainId}`)
+  return new Map(found.map((r) => [String(r.relayer_address), Number(r.next_nonce)]))
+}
+
+/**
+ * The nonce authority past every nonce the chain consumed, after the database forgot some (src/relayer/actions/
+ * reconcile.ts): the row raised to the chain's pending count, and unsent fillers below the chain's latest count
+ * retired (take_nonce would hand their nonces out again). Answers the row's value before, when it was lower.
+ */
+export async function nonceAuthorityPastChain(
+  db: Database,
+  slot: Slot,
+  chain: { latest: number; pending: number },
+): Promise<number | undefined> {
+  await ensureNonceRow(db, slot, chain.pending)
+  await db.execute(
+    sql`UPDATE relay_transactions SET status = 'failed'
+        WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} AND anchor_id IS NULL
+          AND status = 'signed' AND nonce < ${chain.latest}`,
+  )
+  const [row] = await rows(
+    db,
+    sql`UPDATE relayer_nonces AS n SET next_nonce = ${chain.pending}, updated_at = now()
+        FROM (SELECT next_nonce FROM relayer_nonces
+              WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} FOR UPDATE) AS old
+        WHERE n.chain_id = ${slot.chainId} AND n.relayer_address = ${slot.relayer} AND n.next_nonce < ${chain.pending}
+        RETURNING old.next_nonce AS was`,
+  )
+  return row ? Number(row.was) : undefined
+}

@@ -4,7 +4,7 @@
 import type { IdentityAttestation } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { Database } from '../../db/database.ts'
-import { someCause } from '../../db/database-unavailable.ts'
+import { hasSqlState } from '../../db/database-unavailable.ts'
 import { rows } from '../../db/sql-rows.ts'
 import type { SignedTransaction } from '../signing.ts'
 import { takeNonce } from './nonces.ts'
@@ -97,13 +97,9 @@ async function withDeadlockRetry<T>(work: () => Promise<T>, attempts = 3): Promi
     try {
       return await work()
     } catch (error) {
-      if (attempt >= attempts || !hasCode(error, '40P01')) throw error
+      if (attempt >= attempts || !hasSqlState(error, '40P01')) throw error
     }
   }
-}
-
-function hasCode(error: unknown, code: string): boolean {
-  return someCause(error, (current) => (current as Error & { code?: string }).code === code)
 }
 
 export interface Attachment {

@@ -1,0 +1,177 @@
+// The database's side of a reconciliation with the chain (actions/reconcile.ts): where to start looking, which mined
+// transactions it already knows, and recording one it forgot as a normal outbox entry the monitor then follows.
+import { inArray, sql } from 'drizzle-orm'
+import type { Address, Hex } from 'viem'
+import type { Database } from '../../db/database.ts'
+import { hasSqlState, someCause } from '../../db/database-unavailable.ts'
+import { anchors, relayTransactions } from '../../db/schema.ts'
+import { type Executor, rows } from '../../db/sql-rows.ts'
+import { UNSIGNED_PREFIX } from './anchors.ts'
+import type { Slot } from './slot.ts'
+
+/** A DocumentAnchored event of one of the service's keys, with its transaction as the chain holds it. */
+export interface ChainAnchor {
+  txHash: Hex
+  compositeHash: Hex
+  previousTxHash: Hex
+  blockNumber: number
+  nonce: number
+  raw: Hex
+  maxFeePerGas: bigint
+  maxPriorityFeePerGas: bigint
+  /** Deep enough to count as confirmed; otherwise recorded pending, and the monitor confirms it. */
+  final: boolean
+}
+
+export type RecordOutcome =
+  /** No anchor had its composite hash: recorded without ciphertext or owner. */
+  | { kind: 'recovered'; anchorId: string }
+  /** An anchor of that composite hash held another transaction (or none yet): it now holds the mined one. */
+  | { kind: 'adopted'; anchorId: string }
+  /**
+   * An anchor of that composite hash is confirmed under another transaction the database holds: the chain holds the
+   * hash twice. The transaction is recorded as failed beside it, to be reported once and never followed.
+   */
+  | { kind: 'doubled'; anchorId: string }
+  /** The database already knew it by the time the record was attempted. */
+  | { kind: 'known' }
+
+/**
+ * The highest block at which the database knows a mined anchor of these keys: every transaction it could have
+ * forgotten was stored after that anchor was recorded, so it was mined in that block or later.
+ */
+export async function highestKnownBlock(db: Database, chainId: number, relayers: Address[]): Promise<number | null> {
+  const [row] = await rows(
+    db,
+    sql`SELECT max(block_number) AS block FROM anchors
+        WHERE chain_id = ${chainId} AND block_number IS NOT NULL AND ${inArray(anchors.relayerAddress, relayers)}`,
+  )
+  return row?.block === null || row?.block === undefined ? null : Number(row.block)
+}
+
+/** Of `txHashes` (lower-case), those the outbox holds. */
+export async function knownTransactions(db: Database, txHashes: Hex[]): Promise<Set<string>> {
+  if (txHashes.length === 0) return new Set()
+  const found = await rows(
+    db,
+    sql`SELECT tx_hash FROM relay_transactions WHERE ${inArray(relayTransactions.txHash, txHashes)}`,
+  )
+  return new Set(found.map((r) => String(r.tx_hash)))
+}
+
+/**
+ * Records a mined transaction of `slot`'s key that the outbox does not hold. Another anchor on its nonce cannot be
+ * mined there any more: it is moved to a fresh nonce, unsigned, and the monitor signs and sends it again.
+ */
+export async function recordChainAnchor(db: Database, slot: Slot, found: ChainAnchor): Promise<RecordOutcome> {
+  // Instances starting together reconcile together: another may record the same transaction first (a unique key
+  // answers), or lock the same anchors in another order (a deadlock, undone whole: tried again).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await recordOnce(db, slot, found)
+    } catch (error) {
+      if (recordedElsewhere(error)) return { kind: 'known' }
+      if (attempt >= 3 || !hasSqlState(error, '40P01')) throw error
+    }
+  }
+}
+
+/** The transaction, or its composite hash, recorded by another process between this one's look and its insert. */
+const RECORDED_ELSEWHERE = new Set([
+  'anchors_composite_hash_unique',
+  'anchors_tx_hash_unique',
+  'relay_transactions_pkey',
+])
+
+function recordedElsewhere(error: unknown): boolean {
+  return someCause(error, (current) => {
+    const { code, constraint } = current as Error & { code?: string; constraint?: string }
+    return code === '23505' && constraint !== undefined && RECORDED_ELSEWHERE.has(constraint)
+  })
+}
+
+function recordOnce(db: Database, slot: Slot, found: ChainAnchor): Promise<RecordOutcome> {
+  return db.transaction(async (tx) => {
+    const [known] = await rows(tx, sql`SELECT 1 AS ok FROM relay_transactions WHERE tx_hash = ${found.txHash}`)
+    if (known) return { kind: 'known' }
+    const status = found.final ? 'confirmed' : 'pending'
+    // Anchors before their transactions, as everywhere (mark_mined, withdrawAnchor): one lock order, no deadlock.
+    const [owner] = await rows(
+      tx,
+      sql`SELECT id, status, tx_hash FROM anchors WHERE composite_hash = ${found.compositeHash} FOR UPDATE`,
+    )
+    const ownerId = owner ? String(owner.id) : null
+    if (owner?.status === 'confirmed' && owner.tx_hash !== found.txHash) {
+      await insertFound(tx, slot, found, String(owner.id), 'failed')
+      return { kind: 'doubled', anchorId: String(owner.id) }
+    }
+    const occupants = await rows(
+      tx,
+      sql`SELECT id FROM anchors
+          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} AND nonce = ${found.nonce}
+            AND id IS DISTINCT FROM ${ownerId}
+          FOR UPDATE`,
+    )
+    // A filler holding the nonce is done, the nonce used: retired before an occupant takes a fresh nonce, which would
+    // otherwise reuse that filler's.
+    await tx.execute(
+      sql`UPDATE relay_transactions SET status = 'failed'
+          WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} AND nonce = ${found.nonce}
+            AND anchor_id IS NULL AND status IN ('signed', 'broadcast')`,
+    )
+    for (const occupant of occupants) {
+      await tx.execute(
+        sql`UPDATE anchors SET nonce = take_nonce(${slot.chainId}, ${slot.relayer}), status = 'pending',
+                   tx_hash = ${UNSIGNED_PREFIX} || gen_random_uuid(), block_number = NULL, confirmed_at = NULL,
+                   updated_at = now()
+            WHERE id = ${occupant.id}`,
+      )
+      await tx.execute(
+        sql`UPDATE relay_transactions SET status = 'replaced'
+            WHERE anchor_id = ${occupant.id} AND status IN ('signed', 'broadcast')`,
+      )
+    }
+    let anchorId: string
+    if (ownerId) {
+      anchorId = ownerId
+      await tx.execute(
+        sql`UPDATE relay_transactions SET status = 'replaced'
+            WHERE anchor_id = ${anchorId} AND status IN ('signed', 'broadcast')`,
+      )
+      await tx.execute(
+        sql`UPDATE anchors SET tx_hash = ${found.txHash}, nonce = ${found.nonce}, relayer_address = ${slot.relayer},
+                   status = ${status}, block_number = ${found.blockNumber},
+                   confirmed_at = ${found.final ? sql`now()` : sql`NULL`}, updated_at = now()
+            WHERE id = ${anchorId}`,
+      )
+    } else {
+      const [inserted] = await rows(
+        tx,
+        sql`INSERT INTO anchors (tx_hash, composite_hash, previous_tx_hash, encrypted_payload, reconciled_at, status,
+                                 block_number, chain_id, relayer_address, nonce, confirmed_at)
+            VALUES (${found.txHash}, ${found.compositeHash}, ${found.previousTxHash}, NULL, now(), ${status},
+                    ${found.blockNumber}, ${slot.chainId}, ${slot.relayer}, ${found.nonce},
+                    ${found.final ? sql`now()` : sql`NULL`})
+            RETURNING id`,
+      )
+      anchorId = String(inserted!.id)
+    }
+    await insertFound(tx, slot, found, anchorId, found.final ? 'mined' : 'broadcast')
+    return ownerId ? { kind: 'adopted', anchorId } : { kind: 'recovered', anchorId }
+  })
+}
+
+function insertFound(
+  tx: Executor,
+  slot: Slot,
+  found: ChainAnchor,
+  anchorId: string,
+  status: 'mined' | 'broadcast' | 'failed',
+): Promise<unknown> {
+  return tx.execute(
+    sql`INSERT INTO relay_transactions (tx_hash, anchor_id, chain_id, relayer_address, nonce, raw_transaction,
+                                        max_fee_per_gas, max_priority_fee_per_gas, status, broadcast_at)
+        VALUES (${found.txHash}, ${anchorId}, ${slot.chainId}, ${slot.relayer}, ${found.nonce}, ${found.raw},
+                ${found.maxFeePerGas.toString()}, ${found.maxPriorityFeePerGas.toString()}, ${status}, now())`,
+  )
+}
