@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { LRUCache } from 'lru-cache'
 import {
+  type Address,
   formatTransactionReceipt,
   type Hash,
   numberToHex,
@@ -20,11 +21,17 @@ interface Waiter {
 
 // Behind by more than this many blocks (a slow poll on a fast chain), asking for the waited hashes is cheaper.
 const MAX_BLOCKS_PER_POLL = 32
-const RECENT_RECEIPTS = 20_000
+/**
+ * A poll for another waiter may deliver a receipt between a send and its wait: kept, the wait answers without asking
+ * the node. Only the relayer's own transactions, and not many: a block's receipts on a busy chain are mostly others',
+ * and keeping 20,000 of everyone's grew each instance's heap by some 30 MB in the soak's first hour.
+ */
+const RECENT_RECEIPTS = 1_000
 
 export class ReceiptWatcher {
   private readonly waiters = new Map<string, Set<Waiter>>()
   private readonly recent = new LRUCache<string, TransactionReceipt>({ max: RECENT_RECEIPTS })
+  private readonly senders: Set<string>
   private lastBlock: bigint | undefined
   private running = false
   private stopped = false
@@ -35,7 +42,11 @@ export class ReceiptWatcher {
   constructor(
     private readonly client: ChainClient,
     private readonly pollingIntervalMs: number,
-  ) {}
+    /** The relayer's addresses: the receipts of their transactions are the ones kept for a wait still to come. */
+    senders: readonly Address[],
+  ) {
+    this.senders = new Set(senders.map((address) => address.toLowerCase()))
+  }
 
   /** The receipt of `hash`, or null when none arrived within `timeoutMs`. */
   async wait(hash: Hash, timeoutMs: number): Promise<TransactionReceipt | null> {
@@ -167,7 +178,7 @@ export class ReceiptWatcher {
 
   private deliver(receipt: TransactionReceipt): void {
     const key = receipt.transactionHash.toLowerCase()
-    this.recent.set(key, receipt)
+    if (this.senders.has(receipt.from.toLowerCase())) this.recent.set(key, receipt)
     const set = this.waiters.get(key)
     if (!set) return
     for (const waiter of [...set]) this.finish(waiter, receipt)

@@ -71,7 +71,11 @@ export function createRelayContext(deps: RelayerDependencies): RelayContext {
   const context: RelayContext = {
     ...deps,
     fees: new FeeOracle(deps.chain.client, deps.settings),
-    watcher: new ReceiptWatcher(deps.chain.client, deps.pollingIntervalMs),
+    watcher: new ReceiptWatcher(
+      deps.chain.client,
+      deps.pollingIntervalMs,
+      deps.chain.relayers.map((relayer) => relayer.address),
+    ),
     contract: new ContractWatch(deps.chain.client, deps.chain.chainId, deps.chain.contractAddress, (state, was) => {
       deps.onContractMissing?.(state !== 'ok')
       const where = { contract: deps.chain.contractAddress, chainId: deps.chain.chainId, state }

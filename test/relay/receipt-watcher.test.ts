@@ -18,7 +18,7 @@ describe('ReceiptWatcher', () => {
     chain = await startTestChain({ deploy: false })
     proxy = await startRpcProxy(chain.rpcUrl)
     const client = createChainClient({ rpcUrls: [proxy.url], chainId: chain.chain.id, pollingIntervalMs: POLLING_MS })
-    watcher = new ReceiptWatcher(client, POLLING_MS)
+    watcher = new ReceiptWatcher(client, POLLING_MS, [chain.account(0).address])
   })
   afterAll(async () => {
     watcher?.stop()
@@ -26,9 +26,9 @@ describe('ReceiptWatcher', () => {
     await chain?.stop()
   })
 
-  /** A signed transfer and its hash, not yet sent. */
-  async function signedTransfer(): Promise<{ raw: Hex; hash: Hex }> {
-    const wallet = chain.walletClient(0)
+  /** A signed transfer (from the watcher's sender, account 0, unless told) and its hash, not yet sent. */
+  async function signedTransfer(from = 0): Promise<{ raw: Hex; hash: Hex }> {
+    const wallet = chain.walletClient(from)
     const request = await wallet.prepareTransactionRequest({ to: chain.account(1).address, value: 1n })
     const raw = await wallet.signTransaction(request)
     return { raw, hash: keccak256(raw) }
@@ -50,5 +50,30 @@ describe('ReceiptWatcher', () => {
     const receipt = await waited
     expect(receipt?.transactionHash).toBe(transfer.hash)
     expect(await other).toBeNull()
+  })
+
+  it("keeps the receipts of its own senders that a poll delivered before their wait, and no one else's", async () => {
+    const own = await signedTransfer(0)
+    const stranger = await signedTransfer(2)
+    // A waiter keeps the polls running, block by block, while both transactions are mined (one block each).
+    const polling = watcher.wait(randomHash(), 1_500)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await rpc(chain.rpcUrl, 'eth_sendRawTransaction', [own.raw])
+    await rpc(chain.rpcUrl, 'eth_sendRawTransaction', [stranger.raw])
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const asked = new Set<string>()
+    proxy.intercept = (calls) => {
+      for (const call of calls) if (call.method === 'eth_getTransactionReceipt') asked.add(String(call.params[0]))
+      return undefined
+    }
+    try {
+      expect((await watcher.wait(own.hash, 1_000))?.transactionHash).toBe(own.hash)
+      expect((await watcher.wait(stranger.hash, 1_000))?.transactionHash).toBe(stranger.hash)
+      // The own receipt answered from what the poll delivered; the stranger's asked the node again.
+      expect([...asked]).toEqual([stranger.hash])
+    } finally {
+      proxy.intercept = undefined
+    }
+    expect(await polling).toBeNull()
   })
 })
