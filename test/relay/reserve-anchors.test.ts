@@ -8,7 +8,7 @@ import type { Database } from '../../src/db/database.ts'
 import { users } from '../../src/db/schema.ts'
 import { UNSIGNED_PREFIX } from '../../src/relayer/outbox/anchors.ts'
 import { ensureNonceRow } from '../../src/relayer/outbox/nonces.ts'
-import { type NewAnchor, quotaPeriod, reserveAnchors } from '../../src/relayer/outbox/reservations.ts'
+import { attachSigned, type NewAnchor, quotaPeriod, reserveAnchors } from '../../src/relayer/outbox/reservations.ts'
 import type { Slot } from '../../src/relayer/outbox/slot.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
 import { query, randomHash } from './relay-helpers.ts'
@@ -206,5 +206,22 @@ describe('reserveAnchors', () => {
     expect(await counts(closed)).toEqual({ anchorCount: 0, used: 0, anchors: 0 })
     // Nonces went only to the three reserved items.
     expect(results.filter((r) => r.kind === 'reserved').map((r) => r.nonce)).toEqual([0, 1, 2])
+  })
+  it('attaches a signed transaction only while its anchor still holds the nonce it was signed for', async () => {
+    const alice = await newUser()
+    const [reserved] = await reserveAnchors(db, slot, [anchor(alice)], QUOTA)
+    if (reserved?.kind !== 'reserved') throw new Error('expected a reservation')
+    const signedAt = (nonce: number) => ({
+      anchorId: reserved.anchorId,
+      nonce,
+      signed: { raw: randomHash(), hash: randomHash(), fees: { maxFeePerGas: 2n, maxPriorityFeePerGas: 1n } },
+    })
+    // A reconciliation moved the unsigned anchor off a nonce the chain consumed while its request was signing.
+    await db.execute(sql`UPDATE anchors SET nonce = 7 WHERE id = ${reserved.anchorId}`)
+    expect(await attachSigned(db, slot, [signedAt(reserved.nonce)])).toEqual([false])
+    expect(
+      await query(db, sql`SELECT count(*)::int AS n FROM relay_transactions WHERE anchor_id = ${reserved.anchorId}`),
+    ).toEqual([{ n: 0 }])
+    expect(await attachSigned(db, slot, [signedAt(7)])).toEqual([true])
   })
 })
