@@ -6,7 +6,7 @@ import type { World } from './world.ts'
 
 const SAMPLE_EVERY_MS = 10_000
 /** Samples of a process's first minutes are start-up and cache filling, not growth. */
-const WARM_UP_MS = 5 * 60_000
+export const WARM_UP_MS = 5 * 60_000
 /** The bound a run of 30 minutes or more holds each process's heap slope under (docs/operations.md). */
 export const HEAP_SLOPE_BOUND_MB_PER_HOUR = 20
 

@@ -95,26 +95,35 @@ export async function startPostgresCluster(initial: Replication, logFile: string
     await sql(node, 'SELECT pg_reload_conf()')
   }
 
+  /** Synchronous, for the exit hook; a node not running makes pg_ctl fail, which is fine. */
+  const stopImmediately = (node: Node) =>
+    spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), [
+      ...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []),
+      ...['-D', node.data, '-m', 'immediate', 'stop'],
+    ])
+
   let primary: Node = { port: await freePort(), data: join(dir, 'node-a') }
   let standby: Node = { port: await freePort(), data: join(dir, 'node-b') }
   const backups: string[] = []
-  await run('initdb', ['-D', primary.data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'])
-  await pgCtl(primary, 'start', '-w')
-  await cloneFrom(primary, standby.data)
-  await pgCtl(standby, 'start', '-w')
-  await streaming(primary)
-  if (replication === 'sync') await setSynchronous(primary, true)
-
-  // pg_ctl detaches the servers: if the soak dies before its teardown, stop them on the way out.
+  // pg_ctl detaches the servers: if the soak dies before its teardown (or the setup fails half-way), stop them.
   const stopNow = () => {
-    for (const node of [primary, standby]) {
-      spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), [
-        ...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []),
-        ...['-D', node.data, '-m', 'immediate', 'stop'],
-      ])
-    }
+    for (const node of [primary, standby]) stopImmediately(node)
   }
   process.on('exit', stopNow)
+  const abandon = async (error: unknown): Promise<never> => {
+    process.off('exit', stopNow)
+    stopNow()
+    rmSync(dir, { recursive: true, force: true })
+    throw error
+  }
+  await (async () => {
+    await run('initdb', ['-D', primary.data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'])
+    await pgCtl(primary, 'start', '-w')
+    await cloneFrom(primary, standby.data)
+    await pgCtl(standby, 'start', '-w')
+    await streaming(primary)
+    if (replication === 'sync') await setSynchronous(primary, true)
+  })().catch(abandon)
 
   const proxyPort = await freePort()
   const proxyEnv = (a: Node, b: Node): Record<string, string> => ({
@@ -147,7 +156,10 @@ export async function startPostgresCluster(initial: Replication, logFile: string
       },
       60_000,
     )
-  await proxyReaches(primary)
+  await proxyReaches(primary).catch(async (error: unknown) => {
+    await proxy.stop()
+    return abandon(error)
+  })
 
   const killNode = (node: Node) => {
     const pid = Number(readFileSync(join(node.data, 'postmaster.pid'), 'utf8').split('\n')[0])
@@ -191,10 +203,7 @@ export async function startPostgresCluster(initial: Replication, logFile: string
     },
     async rebuildStandby() {
       // The killed node's processes may linger a moment after the postmaster's death.
-      spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), [
-        ...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []),
-        ...['-D', standby.data, '-m', 'immediate', 'stop'],
-      ])
+      stopImmediately(standby)
       rmSync(standby.data, { recursive: true, force: true })
       await cloneFrom(primary, standby.data)
       await pgCtl(standby, 'start', '-w')
@@ -209,10 +218,7 @@ export async function startPostgresCluster(initial: Replication, logFile: string
     },
     async restore(backup) {
       for (const node of [primary, standby]) {
-        spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), [
-          ...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []),
-          ...['-D', node.data, '-m', 'immediate', 'stop'],
-        ])
+        stopImmediately(node)
         rmSync(node.data, { recursive: true, force: true })
       }
       cpSync(backup, primary.data, { recursive: true })

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { type FaultResult, faultSchedule, runFaults } from './faults.ts'
 import { checkInvariants, type Invariant } from './invariants.ts'
-import { HEAP_SLOPE_BOUND_MB_PER_HOUR, MemorySampler, type MemorySlope, memorySlopes } from './memory.ts'
+import { HEAP_SLOPE_BOUND_MB_PER_HOUR, MemorySampler, type MemorySlope, memorySlopes, WARM_UP_MS } from './memory.ts'
 import { Recorder } from './recorder.ts'
 import { renderReport, writeReportInto } from './report.ts'
 import { DEFAULT_RATES, Workload } from './workload.ts'
@@ -25,6 +25,7 @@ const { values } = parseArgs({
     replication: { type: 'string', default: 'sync' },
     restore: { type: 'boolean', default: false },
     'write-docs': { type: 'boolean', default: false },
+    'heap-snapshots': { type: 'boolean', default: false },
   },
 })
 const minutes = Number(values.minutes)
@@ -64,7 +65,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 try {
   // Only a long run measures memory growth; its caches are capped low so that they are full after the warm-up.
-  world = await startWorld(log, logDir, replication, seconds >= 30 * 60)
+  world = await startWorld(log, logDir, replication, {
+    smallCaches: seconds >= 30 * 60,
+    heapSnapshots: values['heap-snapshots'],
+  })
   const recorder = new Recorder(world.lbUrl)
   const currentWorld = world
   const workload = new Workload(recorder, world.inbox, () => currentWorld.instances.map((instance) => instance.url))
@@ -82,7 +86,9 @@ try {
     workloadStart,
     log,
   )
+  const snapshots = values['heap-snapshots'] ? heapSnapshotsAt([WARM_UP_MS, seconds * 1000 - 5_000], world) : []
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+  for (const snapshot of snapshots) clearTimeout(snapshot)
   await workload.stopArrivals()
   const faultResults = await faults
   log('workload stopped; draining open relays and syncs')
@@ -114,9 +120,9 @@ try {
   process.exitCode = 1
 } finally {
   await tearDown()
-  // The processes' logs are kept only when something failed: they are what explains it.
-  if (process.exitCode === 0) await rm(logDir, { recursive: true, force: true })
-  else console.log(`logs of the instances and HAProxy: ${logDir}`)
+  // The processes' logs are kept only when something failed (they are what explains it), or with heap snapshots.
+  if (process.exitCode === 0 && !values['heap-snapshots']) await rm(logDir, { recursive: true, force: true })
+  else console.log(`logs of the instances and HAProxy${values['heap-snapshots'] ? ', heap snapshots' : ''}: ${logDir}`)
 }
 
 /** What the instances' reconciliations found, as their logs say (a restarted instance continues its file). */
@@ -129,6 +135,20 @@ async function reconciledLines(dir: string): Promise<string> {
     adopted += text.split('ALERT anchor re-attached to its mined transaction').length - 1
   }
   return `${recovered} anchors recovered from the chain, ${adopted} re-attached to their mined transaction`
+}
+
+/**
+ * SIGUSR2 to every instance at each of `times` (ms into the workload): two snapshots of one process, compared in
+ * Chrome DevTools' Comparison view, show what the heap gained between them (each snapshot collects garbage first).
+ */
+function heapSnapshotsAt(times: number[], world: World): NodeJS.Timeout[] {
+  return times
+    .filter((at) => at > 0)
+    .map((at) =>
+      setTimeout(() => {
+        for (const pid of world.pids()) process.kill(pid, 'SIGUSR2')
+      }, at),
+    )
 }
 
 function heapBound(slopes: MemorySlope[]): Invariant {

@@ -60,9 +60,14 @@ export async function startWorld(
   log: (line: string) => void,
   logDir: string,
   replication: Replication,
-  /** Caps the verify caches low so they fill in the first minutes: a long run's slope is then growth, not caching. */
-  smallCaches = false,
+  options: {
+    /** Caps the verify caches low so they fill in the first minutes: a long run's slope is then growth, not caching. */
+    smallCaches?: boolean
+    /** Each instance writes a V8 heap snapshot into `logDir` on SIGUSR2 (Node's --heapsnapshot-signal). */
+    heapSnapshots?: boolean
+  } = {},
 ): Promise<World> {
+  const { smallCaches = false, heapSnapshots = false } = options
   const teardown: (() => Promise<unknown>)[] = []
   const stop = async () => {
     for (const step of teardown.reverse()) await step().catch((error: unknown) => log(`teardown: ${error}`))
@@ -129,6 +134,7 @@ export async function startWorld(
       VERIFY_PER_IP_PER_MINUTE: '1000000',
       CODE_REQUESTS_PER_IP_PER_HOUR: '1000000',
       CODE_VERIFICATIONS_PER_IP_PER_HOUR: '1000000',
+      ...(heapSnapshots && { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${logDir}` }),
       ...(smallCaches && {
         VERIFY_CACHE_MAX_ENTRIES: '200',
         VERIFY_RECEIPT_CACHE_MAX_ENTRIES: '500',
