@@ -4,9 +4,10 @@ import { ZERO_TX_HASH } from '@docanchor/client'
 import { type Address, type Hash, parseEther } from 'viem'
 import { documentAnchorsAbi } from '../../../src/chain/document-anchors-artifact.ts'
 import type { Database } from '../../../src/db/database.ts'
-import { anchors } from '../../../src/db/schema.ts'
+import type { anchors } from '../../../src/db/schema.ts'
 import type { AttestedEntry } from '../../../src/verify/chain-walker.ts'
 import type { TestChain } from '../../helpers/anvil.ts'
+import { indexAnchor } from '../../helpers/indexed-anchor.ts'
 
 export interface TestAnchor {
   txHash: Hash
@@ -63,9 +64,8 @@ export async function indexAnchors(
   anchored: readonly TestAnchor[],
   overrides: (anchor: TestAnchor) => Partial<typeof anchors.$inferInsert> = () => ({}),
 ): Promise<void> {
-  if (anchored.length === 0) return
-  await db.insert(anchors).values(
-    anchored.map((anchor) => ({
+  for (const anchor of anchored) {
+    await indexAnchor(db, {
       txHash: anchor.txHash,
       compositeHash: anchor.compositeHash,
       previousTxHash: anchor.previousTxHash,
@@ -75,8 +75,8 @@ export async function indexAnchors(
       relayerAddress: testChain.account(0).address.toLowerCase(),
       nonce: anchor.nonce,
       ...overrides(anchor),
-    })),
-  )
+    })
+  }
 }
 
 /** A recognisable fake ciphertext per anchor, so a test can tell whose payload came back. */

@@ -21,6 +21,7 @@ import { documentAnchorsAbi } from '../../../src/chain/document-anchors-artifact
 import type { Database } from '../../../src/db/database.ts'
 import { anchors } from '../../../src/db/schema.ts'
 import type { TestChain } from '../../helpers/anvil.ts'
+import { indexAnchor } from '../../helpers/indexed-anchor.ts'
 
 export interface Signature {
   txHash: Hash
@@ -82,7 +83,7 @@ export async function anchorRequest(
     testChain.publicClient.getBlock({ blockNumber: receipt.blockNumber }),
   ])
   if (options.index ?? true) {
-    await db.insert(anchors).values({
+    await indexAnchor(db, {
       txHash,
       compositeHash: request.compositeHash,
       previousTxHash: request.previousTxHash,
