@@ -37,13 +37,14 @@ export async function checkInvariants(
   await db.connect()
   try {
     const events = await anchoredEvents(world)
+    const lost = databaseMayForget ? lostWindows(faults) : []
     return [
       await anchorsOnChain(workload, events, db),
       await relayerNonces(world, db),
-      await libraries(workload, db, databaseMayForget ? lostWindows(faults) : []),
+      await libraries(workload, db, lost),
       serverErrors(recorder.samples, faults),
       verifyAnswers(workload, events),
-      await signOuts(world, workload, recorder, databaseMayForget ? lostWindows(faults) : []),
+      await signOuts(world, workload, recorder, lost),
       unexpectedAnswers(workload, faults, databaseMayForget),
     ]
   } finally {
@@ -51,13 +52,13 @@ export async function checkInvariants(
   }
 }
 
+type LostWindows = { from: number; to: number }[]
+const LOST_MARGIN_MS = 5_000
+
 /**
  * The spans of commits a failover to an asynchronous standby or a restore may have lost, widened by the devices' clock
  * skew and a request's time: only a change written then may be missing at the end.
  */
-type LostWindows = { from: number; to: number }[]
-const LOST_MARGIN_MS = 5_000
-
 function lostWindows(faults: FaultResult[]): LostWindows {
   return faults.flatMap((fault) =>
     fault.lost ? [{ from: fault.lost.from - LOST_MARGIN_MS, to: fault.lost.to + LOST_MARGIN_MS }] : [],

@@ -19,7 +19,6 @@ export type Replication = 'sync' | 'async'
 export interface PostgresCluster {
   /** The `postgres` database through the proxy, as superuser `postgres`. */
   url: string
-  readonly replication: Replication
   /** Commits wait for the standby's flush (`sync`) or not, from now on (a reload, no restart). */
   setReplication(mode: Replication): Promise<void>
   /** `pg_ctl restart -m fast` of the primary: every connection is cut, it comes back as the primary. */
@@ -116,13 +115,17 @@ export async function startPostgresCluster(initial: Replication, logFile: string
     rmSync(dir, { recursive: true, force: true })
     throw error
   }
-  await (async () => {
-    await run('initdb', ['-D', primary.data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'])
-    await pgCtl(primary, 'start', '-w')
+  /** The standby cloned from the primary, started and streaming (and waited for, when synchronous). */
+  const followPrimary = async () => {
     await cloneFrom(primary, standby.data)
     await pgCtl(standby, 'start', '-w')
     await streaming(primary)
     if (replication === 'sync') await setSynchronous(primary, true)
+  }
+  await (async () => {
+    await run('initdb', ['-D', primary.data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'])
+    await pgCtl(primary, 'start', '-w')
+    await followPrimary()
   })().catch(abandon)
 
   const proxyPort = await freePort()
@@ -173,9 +176,6 @@ export async function startPostgresCluster(initial: Replication, logFile: string
 
   return {
     url,
-    get replication() {
-      return replication
-    },
     async setReplication(mode) {
       replication = mode
       await setSynchronous(primary, mode === 'sync')
@@ -205,10 +205,7 @@ export async function startPostgresCluster(initial: Replication, logFile: string
       // The killed node's processes may linger a moment after the postmaster's death.
       stopImmediately(standby)
       rmSync(standby.data, { recursive: true, force: true })
-      await cloneFrom(primary, standby.data)
-      await pgCtl(standby, 'start', '-w')
-      await streaming(primary)
-      if (replication === 'sync') await setSynchronous(primary, true)
+      await followPrimary()
     },
     async takeBaseBackup() {
       const backup = join(dir, `backup-${backups.length + 1}`)
@@ -224,10 +221,7 @@ export async function startPostgresCluster(initial: Replication, logFile: string
       cpSync(backup, primary.data, { recursive: true })
       if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', primary.data])
       await pgCtl(primary, 'start', '-w')
-      await cloneFrom(primary, standby.data)
-      await pgCtl(standby, 'start', '-w')
-      await streaming(primary)
-      if (replication === 'sync') await setSynchronous(primary, true)
+      await followPrimary()
       await proxyReaches(primary)
     },
     async stop() {

@@ -36,6 +36,8 @@ if (replication !== 'sync' && replication !== 'async') throw new Error('--replic
 // come back, from the chain. Those two invariants then report their differences without failing the run.
 const databaseMayForget = replication === 'async' || values.restore
 const seconds = Math.round(minutes * 60)
+/** Only a long run measures memory growth: its slope is told apart from start-up and noise. */
+const longRun = seconds >= 30 * 60
 const started = Date.now()
 const logDir = await mkdtemp(join(tmpdir(), 'anchor-soak-logs-'))
 const log = (line: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}`)
@@ -64,9 +66,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 try {
-  // Only a long run measures memory growth; its caches are capped low so that they are full after the warm-up.
+  // A long run's caches are capped low so that they are full after the warm-up.
   world = await startWorld(log, logDir, replication, {
-    smallCaches: seconds >= 30 * 60,
+    smallCaches: longRun,
     heapSnapshots: values['heap-snapshots'],
   })
   const recorder = new Recorder(world.lbUrl)
@@ -98,8 +100,7 @@ try {
   const slopes = memorySlopes(memory.stop())
   log(`reconciliation: ${await reconciledLines(logDir)}`)
   const invariants = await checkInvariants(world, workload, recorder, faultResults, databaseMayForget)
-  // Only a long run tells a slope from start-up and noise.
-  if (seconds >= 30 * 60) invariants.push(heapBound(slopes))
+  if (longRun) invariants.push(heapBound(slopes))
   const report = renderReport({
     command: `npm run soak -- --minutes ${values.minutes} --replication ${replication}${values.restore ? ' --restore' : ''}`,
     seconds,

@@ -69,15 +69,16 @@ const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i
 
 /**
  * What no route can serve: an HTTP/1.1 request without `Host` (RFC 9112, 3.2), answered 400 like any other malformed
- * one; an `Expect` other than `100-continue` (RFC 9110, 10.1.1), 417, with the connection closed, since a body the
- * client holds back may follow.
+ * one; an HTTP/1.1 `Expect` other than `100-continue` (RFC 9110, 10.1.1), 417, with the connection closed, since a
+ * body the client holds back may follow. HTTP/1.0's `Expect` is ignored, as that RFC asks and Node does.
  */
 export function requestProblem(request: FastifyRequest): ProblemError | undefined {
   const { host, expect } = request.headers
-  if (host === undefined && request.raw.httpVersion === '1.1') {
+  const http11 = request.raw.httpVersion === '1.1'
+  if (host === undefined && http11) {
     return new ProblemError(400, 'MALFORMED_REQUEST', 'An HTTP/1.1 request must carry a Host header')
   }
-  if (expect !== undefined && !CONTINUE_EXPECTATION.test(expect)) {
+  if (expect !== undefined && http11 && !CONTINUE_EXPECTATION.test(expect)) {
     return new ProblemError(417, 'EXPECTATION_FAILED', 'The only expectation this server meets is 100-continue', {
       headers: { connection: 'close' },
     })

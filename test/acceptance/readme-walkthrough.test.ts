@@ -24,7 +24,7 @@ async function walkthrough(): Promise<string[]> {
 
 /** Resolves with the sign-in code the service logs for `email` (development mode, no SMTP_URL). */
 function codeFromLog(server: ServerProcess, email: string): Promise<string> {
-  const pattern = new RegExp(`Sign-in code for ${email.replace('.', '\\.')}: (\\d{6})`)
+  const pattern = new RegExp(`Sign-in code for ${email.replaceAll('.', '\\.')}: (\\d{6})`)
   return new Promise((resolve, reject) => {
     const deadline = Date.now() + 30_000
     const look = () => {

@@ -139,6 +139,8 @@ describe('answers Node’s HTTP server would give by itself', () => {
     // Answered by Fastify like every request: counted in the route's series.
     const metrics = (await t.app.inject('/metrics')).body
     expect(metrics).toMatch(/^http_requests_total\{method="GET",route="\/healthz",status="417"\} 1$/m)
+    // HTTP/1.0 knows no expectations: its Expect is ignored.
+    expect(parseRaw(await rawRequest(port, 'GET /healthz HTTP/1.0\r\nExpect: teapot\r\n\r\n')).status).toBe(200)
   })
 
   it('answers CONNECT with 405 METHOD_NOT_ALLOWED instead of closing the connection', async () => {

@@ -6,9 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { waitUntil } from '../../bench/soak/child-process.ts'
 import { type PostgresCluster, startPostgresCluster } from '../../bench/soak/postgres-cluster.ts'
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts'
 import { DatabaseHistory } from '../../src/db/database-history.ts'
@@ -112,15 +112,6 @@ async function cuttingProxy(
 }
 
 /** Until a statement is answered: the pool drops each connection the restart or the failover cut on its first use. */
-async function untilAnswered(handle: DatabaseHandle): Promise<void> {
-  const deadline = Date.now() + 60_000
-  while (
-    !(await handle.ping().then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    if (Date.now() > deadline) throw new Error('the database did not answer within 60 s')
-    await sleep(50)
-  }
+function untilAnswered(handle: DatabaseHandle): Promise<void> {
+  return waitUntil('the database to answer', () => handle.ping().then(() => true), 60_000)
 }

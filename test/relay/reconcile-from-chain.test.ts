@@ -10,7 +10,7 @@ import { quotaPeriod, reserveAnchors } from '../../src/relayer/outbox/reservatio
 import { createRelayContext, relayerSettingsOf, slotOf } from '../../src/relayer/relay-context.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { capturedOutput } from '../helpers/captured-output.ts'
-import { capturingLogger } from '../helpers/capturing-logger.ts'
+import { captureLogs } from '../helpers/log-capture.ts'
 import { newBody, postRelay, query, type RelayBody, rpc } from './relay-helpers.ts'
 
 const DOCUMENT_ANCHORED = getAbiItem({ abi: documentAnchorsAbi, name: 'DocumentAnchored' })
@@ -21,7 +21,7 @@ describe('reconciliation with the chain after the database forgot', () => {
   let lines: string[]
 
   beforeAll(async () => {
-    const captured = capturingLogger()
+    const captured = captureLogs('info')
     lines = captured.lines
     t = await createTestApp({ env: { RELAY_MONITOR_INTERVAL_MS: '0' }, logger: captured.logger })
     user = await signInTestUser(t)

@@ -10,7 +10,7 @@ import { slotOf } from '../../src/relayer/relay-context.ts'
 import { RelayerPool } from '../../src/relayer/relayer-pool.ts'
 import { signFiller } from '../../src/relayer/signing.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { capturingLogger } from '../helpers/capturing-logger.ts'
+import { captureLogs } from '../helpers/log-capture.ts'
 import { newBody, postRelay, query, randomHash, rpc } from './relay-helpers.ts'
 
 const QUOTA = { plans: { free: 1_000 }, defaultPlan: 'free' }
@@ -130,7 +130,7 @@ describe('relay monitor recovery', () => {
   })
 
   it('takes no work on a relayer below the minimum balance, alerts once, and spreads work over the others', async () => {
-    const { logger, lines } = capturingLogger()
+    const { logger, lines } = captureLogs('info')
     const balances = new Map<string, number>()
     const unfunded = privateKeyToAccount(generatePrivateKey())
     const pool = new RelayerPool(
@@ -155,7 +155,7 @@ describe('relay monitor at the fee cap', () => {
   let lines: string[]
 
   beforeAll(async () => {
-    const captured = capturingLogger()
+    const captured = captureLogs('info')
     lines = captured.lines
     t = await createTestApp({
       logger: captured.logger,

@@ -14,18 +14,24 @@ export interface ReservedOutput {
 }
 
 /** `mode`: the file's permissions (before the umask), 0o666 as for any new file unless given. */
-export async function reserveOutput(path: string, { mode = 0o666 } = {}): Promise<ReservedOutput> {
+export async function reserveOutput(
+  path: string,
+  /** `unwritten`: what the refusal tells the user did not happen, e.g. "nothing was signed". */
+  { mode = 0o666, unwritten }: { mode?: number; unwritten: string },
+): Promise<ReservedOutput> {
+  const unwritable = (why: string) =>
+    new CliError(`cannot write ${path}: ${why}; ${unwritten}`, EXIT.input, 'OUTPUT_UNWRITABLE')
   const isDirectory = await stat(path).then(
     (found) => found.isDirectory(),
     () => false,
   )
-  if (isDirectory) throw unwritable(path, 'it is a directory')
+  if (isDirectory) throw unwritable('it is a directory')
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}-${Date.now()}.tmp`)
   let handle: FileHandle | undefined
   try {
     handle = await open(temp, 'wx', mode)
   } catch (error) {
-    throw unwritable(path, reason(error))
+    throw unwritable(reason(error))
   }
   return {
     async write(bytes) {
@@ -49,6 +55,3 @@ function reason(error: unknown): string {
   if (code === 'ENOTDIR') return 'part of its path is not a directory'
   return code ?? 'unknown error'
 }
-
-const unwritable = (path: string, why: string) =>
-  new CliError(`cannot write ${path}: ${why}; nothing was signed`, EXIT.input, 'OUTPUT_UNWRITABLE')

@@ -59,7 +59,7 @@ describe('anchor account export', () => {
 
   it('error: refuses an output in a missing directory before asking the service', async () => {
     const run = await account(['export', '-o', join(dir, 'missing', 'export.json')])
-    expect(run.stderr).toContain('its directory does not exist')
+    expect(run.stderr).toContain('its directory does not exist; nothing was exported')
     expect(run.code).toBe(2)
   })
 })
@@ -81,6 +81,13 @@ describe('anchor account delete', () => {
     expect(run.stderr).toContain('the service wants a recent sign-in for this: run `anchor login`')
     expect(run.code).toBe(3)
     expect((await account(['export'])).code).toBe(0)
+  })
+
+  it('deleting another account (ANCHOR_TOKEN) keeps the stored login of this one', async () => {
+    const other = await signInTestUser(t)
+    const run = await account(['delete', '--confirm', other.email], other.token)
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(await readFile(tokenFile(configDir), 'utf8')).email).toBe(user.email)
   })
 
   it('deletes the account, says its anchors stay, and forgets the stored login', async () => {

@@ -3,7 +3,8 @@
 import { inArray, sql } from 'drizzle-orm'
 import type { Address, Hex } from 'viem'
 import type { Database } from '../../db/database.ts'
-import { hasSqlState, someCause } from '../../db/database-unavailable.ts'
+import { someCause } from '../../db/database-unavailable.ts'
+import { withDeadlockRetry } from '../../db/deadlock-retry.ts'
 import { anchors, relayTransactions } from '../../db/schema.ts'
 import { type Executor, rows } from '../../db/sql-rows.ts'
 import { UNSIGNED_PREFIX } from './anchors.ts'
@@ -66,14 +67,10 @@ export async function knownTransactions(db: Database, txHashes: Hex[]): Promise<
 export async function recordChainAnchor(db: Database, slot: Slot, found: ChainAnchor): Promise<RecordOutcome> {
   // Instances starting together reconcile together: another may record the same transaction first (a unique key
   // answers), or lock the same anchors in another order (a deadlock, undone whole: tried again).
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await recordOnce(db, slot, found)
-    } catch (error) {
-      if (recordedElsewhere(error)) return { kind: 'known' }
-      if (attempt >= 3 || !hasSqlState(error, '40P01')) throw error
-    }
-  }
+  return withDeadlockRetry(() => recordOnce(db, slot, found)).catch((error: unknown) => {
+    if (recordedElsewhere(error)) return { kind: 'known' as const }
+    throw error
+  })
 }
 
 /** The transaction, or its composite hash, recorded by another process between this one's look and its insert. */
@@ -126,18 +123,12 @@ function recordOnce(db: Database, slot: Slot, found: ChainAnchor): Promise<Recor
                    updated_at = now()
             WHERE id = ${occupant.id}`,
       )
-      await tx.execute(
-        sql`UPDATE relay_transactions SET status = 'replaced'
-            WHERE anchor_id = ${occupant.id} AND status IN ('signed', 'broadcast')`,
-      )
+      await replaceOpenTransactions(tx, String(occupant.id))
     }
     let anchorId: string
     if (ownerId) {
       anchorId = ownerId
-      await tx.execute(
-        sql`UPDATE relay_transactions SET status = 'replaced'
-            WHERE anchor_id = ${anchorId} AND status IN ('signed', 'broadcast')`,
-      )
+      await replaceOpenTransactions(tx, anchorId)
       await tx.execute(
         sql`UPDATE anchors SET tx_hash = ${found.txHash}, nonce = ${found.nonce}, relayer_address = ${slot.relayer},
                    status = ${status}, block_number = ${found.blockNumber},
@@ -159,6 +150,14 @@ function recordOnce(db: Database, slot: Slot, found: ChainAnchor): Promise<Recor
     await insertFound(tx, slot, found, anchorId, found.final ? 'mined' : 'broadcast')
     return ownerId ? { kind: 'adopted', anchorId } : { kind: 'recovered', anchorId }
   })
+}
+
+/** The anchor's transactions not mined yet are replaced: it holds another nonce, or the one the chain mined. */
+function replaceOpenTransactions(tx: Executor, anchorId: string): Promise<unknown> {
+  return tx.execute(
+    sql`UPDATE relay_transactions SET status = 'replaced'
+        WHERE anchor_id = ${anchorId} AND status IN ('signed', 'broadcast')`,
+  )
 }
 
 function insertFound(

@@ -4,7 +4,7 @@
 import type { IdentityAttestation } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { Database } from '../../db/database.ts'
-import { hasSqlState } from '../../db/database-unavailable.ts'
+import { withDeadlockRetry } from '../../db/deadlock-retry.ts'
 import { rows } from '../../db/sql-rows.ts'
 import type { SignedTransaction } from '../signing.ts'
 import { takeNonce } from './nonces.ts'
@@ -62,6 +62,8 @@ export async function reserveAnchors(
   quota: Quota,
 ): Promise<ReserveResult[]> {
   if (anchors.length === 0) return []
+  // reserve_anchors takes its locks in one order: only a rare composite hash raced across relayers and users at once
+  // can still meet a deadlock.
   const results = await withDeadlockRetry(() =>
     rows(
       db,
@@ -86,20 +88,6 @@ export async function reserveAnchors(
         throw new Error(`reserve_anchors answered no known outcome for item ${i + 1}`)
     }
   })
-}
-
-/**
- * Runs a batch again when PostgreSQL aborted it to break a deadlock (it undid all of it). reserve_anchors takes its
- * locks in one order, so only a rare composite hash raced across relayers and users at once can still meet one.
- */
-async function withDeadlockRetry<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work()
-    } catch (error) {
-      if (attempt >= attempts || !hasSqlState(error, '40P01')) throw error
-    }
-  }
 }
 
 export interface Attachment {

@@ -31,7 +31,7 @@ export const runAccount: CliRun = async (argv, context) => {
       return EXIT.ok
     }
     // Claimed before asking, so a wrong path costs no export of the few an hour the service allows.
-    const output = await reserveOutput(values.output, { mode: 0o600 })
+    const output = await reserveOutput(values.output, { mode: 0o600, unwritten: 'nothing was exported' })
     try {
       await output.write(new TextEncoder().encode(`${JSON.stringify(await client.exportAccount(), null, 2)}\n`))
     } finally {
@@ -49,8 +49,9 @@ export const runAccount: CliRun = async (argv, context) => {
     )
   }
   await client.deleteAccount()
-  // The session went with the account: a stored login for it is of no more use.
-  if ((await readStoredLogin(context.config.configDir))?.service === service) {
+  // The session went with the account: a stored login for it is of no more use (a login of another account stays).
+  const stored = await readStoredLogin(context.config.configDir)
+  if (stored?.service === service && stored.email.toLowerCase() === login.email.toLowerCase()) {
     await deleteStoredLogin(context.config.configDir)
   }
   writeLines(context.io.stdout, [

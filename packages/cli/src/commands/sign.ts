@@ -73,7 +73,7 @@ export const runSign: CliRun = async (argv, context) => {
   const email = signerEmail(values.email, login.email, values.unattested ?? false)
   const password = await readPasswordFile(values['password-file'], context.io)
   const bytes = await readInputFile(input, MAX_PDF_BYTES)
-  const output = await reserveOutput(values.output)
+  const output = await reserveOutput(values.output, { unwritten: 'nothing was signed' })
   try {
     const client = new ServiceClient(service, login.token, { fetch: context.fetch })
     const info = await client.info()
