@@ -3,7 +3,7 @@ import pg from 'pg'
 import { type Address, getAbiItem, type Hex } from 'viem'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
 import type { FaultResult } from './faults.ts'
-import type { LibraryKind } from './library-model.ts'
+import type { LibraryKind, ModelItem } from './library-model.ts'
 import type { Recorder, Sample } from './recorder.ts'
 import type { Workload } from './workload.ts'
 import type { World } from './world.ts'
@@ -56,8 +56,8 @@ type LostWindows = { from: number; to: number }[]
 const LOST_MARGIN_MS = 5_000
 
 /**
- * The spans of commits a failover to an asynchronous standby or a restore may have lost, widened by the devices' clock
- * skew and a request's time: only a change written then may be missing at the end.
+ * The spans of commits a failover to an asynchronous standby or a restore may have lost, widened by a margin for the
+ * requests' own time: only a change written then may be missing at the end.
  */
 function lostWindows(faults: FaultResult[]): LostWindows {
   return faults.flatMap((fault) =>
@@ -65,7 +65,7 @@ function lostWindows(faults: FaultResult[]): LostWindows {
   )
 }
 
-const inLost = (windows: LostWindows, at: number) => windows.some((w) => at >= w.from && at <= w.to)
+const inLost = (windows: LostWindows, from: number, to = from) => windows.some((w) => to >= w.from && from <= w.to)
 
 async function anchoredEvents(world: World): Promise<ChainEvent[]> {
   const logs = await world.chain.getLogs({
@@ -172,7 +172,10 @@ async function relayerNonces(world: World, db: pg.Client): Promise<Invariant> {
 async function libraries(workload: Workload, db: pg.Client, lost: LostWindows): Promise<Invariant> {
   const problems: string[] = []
   const lostWrites: string[] = []
-  const differs = (at: number, problem: string) => (inLost(lost, at) ? lostWrites : problems).push(problem)
+  // A change is judged by when it was written (its last request), not by its clock: a device may hold a change
+  // through failed syncs and write it much later.
+  const differs = (item: ModelItem, problem: string) =>
+    (item.lastSent && inLost(lost, item.lastSent.from, item.lastSent.to) ? lostWrites : problems).push(problem)
   const tables: Record<LibraryKind, string> = { signatures: 'cloud_signatures', snippets: 'cloud_text_snippets' }
   let items = 0
   for (const email of workload.library.users()) {
@@ -189,14 +192,14 @@ async function libraries(workload: Workload, db: pg.Client, lost: LostWindows): 
         const row = byId.get(item.id)
         if (item.label === undefined) {
           if (row && row.deleted_at?.getTime() !== item.at)
-            differs(item.at, `${email} ${kind} ${item.id} should be deleted`)
+            differs(item, `${email} ${kind} ${item.id} should be deleted`)
         } else if (
           !row ||
           row.deleted_at !== null ||
           row.label !== item.label ||
           row.updated_at.getTime() !== item.at
         ) {
-          differs(item.at, `${email} ${kind} ${item.id}: expected "${item.label}", found "${row?.label}"`)
+          differs(item, `${email} ${kind} ${item.id}: expected "${item.label}", found "${row?.label}"`)
         }
       }
       const extra = rows.filter((row) => row.deleted_at === null && !expected.some((item) => item.id === row.id))

@@ -9,6 +9,11 @@ export interface LibraryChange {
   at: number
   /** Undefined for a deletion. */
   label: string | undefined
+  /**
+   * The last request that carried it, from its start to its answer (ms since the epoch): when it was written, if it
+   * was. A database that forgets commits may lose it only if that span touches what was forgotten.
+   */
+  lastSent?: { from: number; to: number }
 }
 
 export interface ModelItem {
@@ -16,6 +21,7 @@ export interface ModelItem {
   at: number
   /** Undefined: deleted. */
   label: string | undefined
+  lastSent?: { from: number; to: number }
 }
 
 export class LibraryModel {
@@ -50,6 +56,6 @@ export class LibraryModel {
   expected(user: string, kind: LibraryKind): ModelItem[] {
     return [...(this.winners.get(user)?.values() ?? [])]
       .filter((change) => change.kind === kind)
-      .map(({ id, at, label }) => ({ id, at, label }))
+      .map(({ id, at, label, lastSent }) => ({ id, at, label, lastSent }))
   }
 }

@@ -89,6 +89,7 @@ export class Workload {
   /** Each signed-out session's token, and when the sign-out was answered. */
   readonly loggedOut: { token: string; at: number }[] = []
   private readonly openRelays = new Set<OpenRelay>()
+  private readonly renewals = new Map<SoakUser, Promise<void>>()
   private readonly unverified: Hex[] = []
   private signIns = 0
   private timers: NodeJS.Timeout[] = []
@@ -189,7 +190,16 @@ export class Workload {
 
   private async signIn(measured: boolean): Promise<SoakUser | undefined> {
     const email = `soak-${++this.signIns}-${randomBytes(3).toString('hex')}@example.com`
-    const record = measured
+    const token = await this.signInToken(email, measured)
+    if (!token) return undefined
+    const user = this.newUser(email, token)
+    if (measured && Math.random() < 0.4) await this.signOut(user)
+    else this.users.push(user)
+    return user
+  }
+
+  /** An e-mail code asked for and typed in: the session's token, or undefined when a step failed for good. */
+  private async signInToken(email: string, record: boolean): Promise<string | undefined> {
     const sent = await this.recorder.send('sign-in: code', 'POST', '/api/auth/magic-link', { body: { email }, record })
     if (sent.status !== 202) return undefined
     const code = await this.inbox.nextCode(email, 30_000).catch(() => undefined)
@@ -203,21 +213,31 @@ export class Workload {
         'sign-in: verify',
         'POST',
         '/api/auth/magic-link/verify',
-        {
-          body: { email, code },
-          record,
-        },
+        { body: { email, code }, record },
       )
-      if (verified.status === 200) {
-        const user = this.newUser(email, verified.body.token)
-        if (measured && Math.random() < 0.4) await this.signOut(user)
-        else this.users.push(user)
-        return user
-      }
+      if (verified.status === 200) return verified.body.token
       if (verified.status !== 0 && verified.status < 500) break
       await new Promise((resolve) => setTimeout(resolve, 1_000))
     }
     return undefined
+  }
+
+  /**
+   * A session refused (401): one the database lost with its last commits, or its account with it. As the desktop app
+   * asks its user to, the devices sign in again with the same address and send again what they still hold. One
+   * renewal at a time per user; a failed one is tried again at the next refusal.
+   */
+  private renewSession(user: SoakUser): Promise<void> {
+    let renewal = this.renewals.get(user)
+    if (!renewal) {
+      renewal = this.signInToken(user.email, true)
+        .then((token) => {
+          if (token) user.token = token
+        })
+        .finally(() => this.renewals.delete(user))
+      this.renewals.set(user, renewal)
+    }
+    return renewal
   }
 
   private newUser(email: string, token: string): SoakUser {
@@ -294,9 +314,17 @@ export class Workload {
       this.openRelays.add(open)
       return
     }
+    this.unexpected.push(`relay answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`)
+    if (answer.status === 401) {
+      // The relay is repeated under the new session: its composite hash may be on chain already.
+      open.nextTryAt = Number.POSITIVE_INFINITY
+      this.openRelays.add(open)
+      await this.renewSession(open.user)
+      open.nextTryAt = Date.now()
+      return
+    }
     this.openRelays.delete(open)
     open.document.busy = false
-    this.unexpected.push(`relay answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 200)}`)
   }
 
   // --- verifies -------------------------------------------------------------------------------------------------
@@ -381,11 +409,13 @@ export class Workload {
         .filter((c) => c.kind === kind && c.label === undefined)
         .map((c) => ({ id: c.id, deletedAt: new Date(c.at).toISOString() })),
     })
+    const sentAt = Date.now()
     const answer = await this.recorder.send('library sync', 'PUT', '/api/library/sync', {
       token: user.token,
       body: { signatures: part('signatures'), snippets: part('snippets') },
       record: measured,
     })
+    for (const change of changes) change.lastSent = { from: sentAt, to: Date.now() }
     if (answer.status === 200) {
       for (const change of changes) {
         if (device.outbox.get(`${change.kind}:${change.id}`) === change)
@@ -393,7 +423,9 @@ export class Workload {
       }
     } else if (answer.status !== 0 && answer.status < 500) {
       this.unexpected.push(`library sync answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`)
-      device.outbox.clear()
+      // Refused for its session, the changes wait for the next one; refused for what they are, they are dropped.
+      if (answer.status === 401) await this.renewSession(user)
+      else device.outbox.clear()
     }
     device.busy = false
   }
