@@ -39,9 +39,14 @@ export class RelayMonitor {
   private running: Promise<void> | undefined
   private stopped = false
   private resynced = new Set<string>()
+  /** The reconciliations that had succeeded when the keys were last resynced: each may have raised or moved nonces. */
+  private resyncedAfter = 0
   private alerted = new Set<string>()
-  /** `relayer:nonce` used by a transaction the database does not hold, looked up on chain before any re-signing. */
-  private lookedUpOnChain = new Set<string>()
+  /**
+   * `relayer:nonce` used by a transaction the database does not hold, with the count of reconciliations that had
+   * succeeded when it was seen: it is re-signed only once a later one has looked it up on chain.
+   */
+  private lookedUpOnChain = new Map<string, number>()
 
   constructor(
     private readonly context: RelayContext,
@@ -94,15 +99,21 @@ export class RelayMonitor {
         return false
       },
     )
-    if ((await reconciled) && context.reconciliation.followUpDue(latestByKey)) await context.reconciliation.run()
+    const upToDate = await reconciled
+    if (upToDate && context.reconciliation.followUpDue(latestByKey)) await context.reconciliation.run()
     context.pool.setDraining(await drainingRelayers(context.db, chainId))
+    if (this.resyncedAfter !== context.reconciliation.completed) {
+      this.resyncedAfter = context.reconciliation.completed
+      this.resynced.clear()
+    }
     for (const { account, address } of context.pool.all) {
       if (this.resynced.has(address)) continue
       await resync(context, slotOf(context, address), account)
       this.resynced.add(address)
     }
 
-    await this.signAbandonedReservations()
+    // Until the chain has been looked at, an unsigned reservation may sit on a nonce the chain consumed.
+    if (upToDate) await this.signAbandonedReservations()
     const open = await openTransactions(context.db, chainId)
     this.options.onPending?.(new Set(open.filter((t) => t.anchorId !== null).map((t) => t.anchorId)).size)
     const head = await client.getBlockNumber({ cacheTime: 0 })
@@ -116,6 +127,7 @@ export class RelayMonitor {
         latestCounts.set(address, await client.getTransactionCount({ address: account.address, blockTag: 'latest' }))
       }),
     )
+    this.resyncWhereGap(groups, latestCounts)
     const jammed = new Set<Address>()
     for (const group of groups) {
       const latestCount = latestCounts.get(group.relayer)
@@ -203,11 +215,15 @@ export class RelayMonitor {
       // Perhaps ours: a transaction of this anchor the database forgot (a fee bump) mined at its nonce. The chain is
       // looked at first, or a new nonce would anchor the composite hash a second time.
       const where = `${group.relayer}:${group.nonce}`
-      if (!this.lookedUpOnChain.has(where)) {
-        this.lookedUpOnChain.add(where)
+      const seenAt = this.lookedUpOnChain.get(where)
+      if (seenAt === undefined) {
+        this.lookedUpOnChain.set(where, context.reconciliation.completed)
         context.reconciliation.require('a nonce of ours was used by a transaction the database does not hold')
         return false
       }
+      // A reconciliation that failed, or has not run since, has not looked: re-signing now could anchor twice.
+      if (context.reconciliation.due || context.reconciliation.completed <= seenAt) return false
+      this.lookedUpOnChain.delete(where)
       log.warn({ anchorId, nonce: group.nonce }, 'nonce used by another transaction: re-signing the anchor')
       const fees = await context.fees.current()
       const { tx, nonce } = await reissueAnchor(db, slot, anchorId, (next) =>
@@ -268,6 +284,18 @@ export class RelayMonitor {
       'stuck transaction replaced',
     )
     return false
+  }
+
+  /**
+   * A key with open transactions above its chain count and none at it: the nonce the chain waits for may be held by
+   * nothing (a transaction of the key the database forgot, then dropped by the node). Its next pass resyncs the key,
+   * which fills such a nonce with a self-transfer; resyncing finds nothing to do where the nonce is held after all.
+   */
+  private resyncWhereGap(groups: NonceGroup[], latestCounts: ReadonlyMap<Address, number>): void {
+    for (const [relayer, latest] of latestCounts) {
+      const above = groups.filter((g) => g.relayer === relayer && g.nonce >= latest)
+      if (above.length > 0 && !above.some((g) => g.nonce === latest)) this.resynced.delete(relayer)
+    }
   }
 
   /** The monitor's sends go in nonce order too; it does not wait for a gap another request may still fill. */

@@ -16,9 +16,16 @@ export class Reconciliation {
    * latest count reaches it, they are mined and a follow-up (which relays do not wait for) looks at them.
    */
   private awaitingMined = new Map<Address, number>()
+  /**
+   * While a run left transactions in the pool: the first block after its head. Theirs are mined there or later, and
+   * the runs that follow read from it, however far the database's last known anchor has moved on meanwhile.
+   */
+  private readFrom: number | undefined
+  /** Runs that succeeded: the monitor acts on "looked up on chain" only once one has run since it looked. */
+  private succeeded = 0
 
   constructor(
-    private readonly reconcile: () => Promise<ReconcileReport>,
+    private readonly reconcile: (options: { readFrom?: number }) => Promise<ReconcileReport>,
     private readonly onDone: (report: ReconcileReport, reasons: string[]) => void,
   ) {}
 
@@ -38,10 +45,17 @@ export class Reconciliation {
     while (this.due) await (this.gating ?? this.run())
   }
 
-  /** Whether the transactions the last run left in the pool are mined now (`latest`: each key's latest count). */
+  /** How many runs have succeeded so far. */
+  get completed(): number {
+    return this.succeeded
+  }
+
+  /**
+   * Whether some key's transactions the last run left in the pool are mined now (`latest`: each key's latest count).
+   * Any one key is enough: a transaction another key's pool dropped must not hold back reading what was mined.
+   */
   followUpDue(latest: ReadonlyMap<Address, number>): boolean {
-    if (this.awaitingMined.size === 0) return false
-    return [...this.awaitingMined].every(([key, until]) => (latest.get(key) ?? 0) >= until)
+    return [...this.awaitingMined].some(([key, until]) => (latest.get(key) ?? 0) >= until)
   }
 
   /** Runs one now, or joins the one under way (the operator's command, a follow-up); answers its report. */
@@ -54,8 +68,10 @@ export class Reconciliation {
     this.required = false
     const run = (async () => {
       try {
-        const report = await this.reconcile()
+        const report = await this.reconcile({ readFrom: this.readFrom })
         this.awaitingMined = new Map(report.unmined.map(({ relayer, until }) => [relayer, until]))
+        this.readFrom = report.unmined.length > 0 ? report.toBlock + 1 : undefined
+        this.succeeded += 1
         this.onDone(report, reasons)
         return report
       } catch (error) {

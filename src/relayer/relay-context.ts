@@ -99,7 +99,7 @@ export function createRelayContext(deps: RelayerDependencies): RelayContext {
     nonceRows: new Map(),
     lines: new Map(),
     reconciliation: new Reconciliation(
-      () => reconcileWithChain(context),
+      (options) => reconcileWithChain(context, options),
       (report, reasons) => {
         const found = report.recovered + report.adopted
         const summary = { ...report, reasons }

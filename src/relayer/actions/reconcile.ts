@@ -7,15 +7,18 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type Address, getAbiItem, type Hex, keccak256, serializeTransaction, type Transaction } from 'viem'
 import { documentAnchorsAbi } from '../../chain/document-anchors-artifact.ts'
+import type { Fees } from '../fees.ts'
 import { nonceAuthorityPastChain } from '../outbox/nonces.ts'
 import {
   type ChainAnchor,
   highestKnownBlock,
+  type KeepNonce,
   knownTransactions,
   recordChainAnchor,
 } from '../outbox/reconciled-anchors.ts'
 import type { Slot } from '../outbox/slot.ts'
-import type { RelayContext } from '../relay-context.ts'
+import { accountOf, type RelayContext } from '../relay-context.ts'
+import { signFiller } from '../signing.ts'
 
 const DOCUMENT_ANCHORED = getAbiItem({ abi: documentAnchorsAbi, name: 'DocumentAnchored' })
 
@@ -37,7 +40,14 @@ export interface ReconcileReport {
   unmined: { relayer: Address; until: number }[]
 }
 
-export async function reconcileWithChain(context: RelayContext): Promise<ReconcileReport> {
+/**
+ * `readFrom`: a block the read starts at or before (a follow-up of a run that left transactions in the pool, which
+ * were mined after that run's head).
+ */
+export async function reconcileWithChain(
+  context: RelayContext,
+  { readFrom }: { readFrom?: number } = {},
+): Promise<ReconcileReport> {
   const { client, chainId, contractAddress } = context.chain
   const keys = context.pool.all.map(({ address }) => address)
   const slot = (relayer: Address): Slot => ({ chainId, relayer })
@@ -65,8 +75,10 @@ export async function reconcileWithChain(context: RelayContext): Promise<Reconci
   const head = Number(await client.getBlockNumber({ cacheTime: 0 }))
   const known = await highestKnownBlock(context.db, chainId, keys)
   const { fromBlock: configuredFrom, logBlocks } = context.settings.reconcile
+  const { reorgWatchBlocks } = context.settings
+  const sinceKnown = known === null ? configuredFrom : Math.max(configuredFrom, known - reorgWatchBlocks)
   report.fromBlock =
-    known === null ? configuredFrom : Math.max(configuredFrom, known - context.settings.reorgWatchBlocks)
+    readFrom === undefined ? sinceKnown : Math.min(sinceKnown, Math.max(configuredFrom, readFrom - reorgWatchBlocks))
   report.toBlock = head
   // Keys that never sent a transaction anchored nothing: a fresh deployment reads no logs at all.
   if (counts.every((count) => count.latest === 0) || report.fromBlock > head) return report
@@ -107,7 +119,9 @@ export async function reconcileWithChain(context: RelayContext): Promise<Reconci
         maxPriorityFeePerGas: transaction.maxPriorityFeePerGas ?? transaction.gasPrice ?? 0n,
         final: head - Number(log.blockNumber) + 1 >= context.settings.confirmations,
       }
-      const outcome = await recordChainAnchor(context.db, slot(relayer), found)
+      // Asked before the record's transaction, which may need them (cached: one question for many records).
+      const keepNonce = fillerSigner(context, await context.fees.current())
+      const outcome = await recordChainAnchor(context.db, slot(relayer), found, keepNonce)
       if (outcome.kind === 'known') continue
       report[outcome.kind] += 1
       context.onReconciled?.(outcome.kind)
@@ -127,6 +141,19 @@ export async function reconcileWithChain(context: RelayContext): Promise<Reconci
     }
   }
   return report
+}
+
+/**
+ * Signs the self-transfer that keeps a nonce an adopted anchor leaves (`recordChainAnchor`), at `fees` or above the fees
+ * of what that anchor had sent there, so that it replaces that in a node's pool; undefined for a key not held here.
+ */
+function fillerSigner(context: RelayContext, fees: Fees): KeepNonce {
+  return async (relayer, nonce, outbid) => {
+    const account = accountOf(context, relayer)
+    if (!account) return undefined
+    const chosen = outbid ? context.fees.bump(outbid, context.settings.feeBumpPercent, fees) : fees
+    return signFiller(account, context.chain.chainId, nonce, chosen)
+  }
 }
 
 /**

@@ -22,14 +22,9 @@ export function prepareNonceRow(context: RelayContext, slot: Slot, account: Loca
 /** Raises the nonce row to the chain when the key was used elsewhere, and fills nonces handed out with no transaction. */
 export async function resync(context: RelayContext, slot: Slot, account: LocalAccount): Promise<void> {
   const { client, chainId } = context.chain
-  const [latest, pending] = await Promise.all([
-    client.getTransactionCount({ address: account.address, blockTag: 'latest' }),
-    client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
-  ])
+  const pending = await client.getTransactionCount({ address: account.address, blockTag: 'pending' })
   const fees = context.fees.last() ?? (await context.fees.current())
-  const result = await resyncNonce(context.db, slot, { latest, pending }, (nonce) =>
-    signFiller(account, chainId, nonce, fees),
-  )
+  const result = await resyncNonce(context.db, slot, pending, (nonce) => signFiller(account, chainId, nonce, fees))
   if (result.raisedTo !== undefined) {
     context.log.warn(
       { relayer: slot.relayer, nextNonce: result.raisedTo },

@@ -24,17 +24,19 @@ export async function ensureNonceRow(db: Database, slot: Slot, chainPendingCount
 /**
  * Brings the nonce row in line with the chain: up to the chain's count when the key was used elsewhere (never below
  * it), and a filler for every nonce handed out that has no transaction at all, so the chain never waits on a gap.
+ * Only from the chain's pending count on: below it a node's pool holds a transaction of the key at every nonce, one
+ * the database may have forgotten (a failover), which a filler would compete with.
  */
 export async function resyncNonce(
   db: Database,
   slot: Slot,
-  chain: { latest: number; pending: number },
+  chainPending: number,
   signFiller: (nonce: number) => Promise<SignedTransaction>,
 ): Promise<{ raisedTo?: number; filled: number[] }> {
   return db.transaction(async (tx) => {
     await tx.execute(
       sql`INSERT INTO relayer_nonces (chain_id, relayer_address, next_nonce)
-          VALUES (${slot.chainId}, ${slot.relayer}, ${chain.pending}) ON CONFLICT DO NOTHING`,
+          VALUES (${slot.chainId}, ${slot.relayer}, ${chainPending}) ON CONFLICT DO NOTHING`,
     )
     const [row] = await rows(
       tx,
@@ -42,27 +44,27 @@ export async function resyncNonce(
           WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} FOR UPDATE`,
     )
     const next = Number(row?.next_nonce)
-    if (next < chain.pending) {
+    if (next < chainPending) {
       await tx.execute(
-        sql`UPDATE relayer_nonces SET next_nonce = ${chain.pending}, updated_at = now()
+        sql`UPDATE relayer_nonces SET next_nonce = ${chainPending}, updated_at = now()
             WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}`,
       )
-      return { raisedTo: chain.pending, filled: [] }
+      return { raisedTo: chainPending, filled: [] }
     }
     // A nonce is held by a transaction, or by an anchor reserved but not yet signed.
     const known = await rows(
       tx,
       sql`SELECT nonce FROM relay_transactions
           WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
-            AND nonce >= ${chain.latest} AND nonce < ${next}
+            AND nonce >= ${chainPending} AND nonce < ${next}
           UNION
           SELECT nonce FROM anchors
           WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}
-            AND nonce >= ${chain.latest} AND nonce < ${next}`,
+            AND nonce >= ${chainPending} AND nonce < ${next}`,
     )
     const have = new Set(known.map((r) => Number(r.nonce)))
     const filled: number[] = []
-    for (let nonce = chain.latest; nonce < next; nonce++) {
+    for (let nonce = chainPending; nonce < next; nonce++) {
       if (have.has(nonce)) continue
       await insertRelayTransaction(tx, slot, { anchorId: null, nonce, signed: await signFiller(nonce) })
       filled.push(nonce)
@@ -79,8 +81,9 @@ export async function nextNonces(db: Database, chainId: number): Promise<Map<str
 
 /**
  * The nonce authority past every nonce the chain consumed, after the database forgot some (src/relayer/actions/
- * reconcile.ts): the row raised to the chain's pending count, and unsent fillers below the chain's latest count
- * retired (take_nonce would hand their nonces out again). Answers the row's value before, when it was lower.
+ * reconcile.ts): the row raised to the chain's pending count, and unsent fillers below it retired (take_nonce would
+ * hand their nonces out again, though the chain consumed them, or a node's pool holds a transaction of the key there
+ * that the database forgot). Answers the row's value before, when it was lower.
  */
 export async function nonceAuthorityPastChain(
   db: Database,
@@ -91,7 +94,7 @@ export async function nonceAuthorityPastChain(
   await db.execute(
     sql`UPDATE relay_transactions SET status = 'failed'
         WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} AND anchor_id IS NULL
-          AND status = 'signed' AND nonce < ${chain.latest}`,
+          AND status = 'signed' AND nonce < ${chain.pending}`,
   )
   const [row] = await rows(
     db,

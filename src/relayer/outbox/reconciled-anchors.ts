@@ -7,7 +7,10 @@ import { someCause } from '../../db/database-unavailable.ts'
 import { withDeadlockRetry } from '../../db/deadlock-retry.ts'
 import { anchors, relayTransactions } from '../../db/schema.ts'
 import { type Executor, rows } from '../../db/sql-rows.ts'
+import type { Fees } from '../fees.ts'
+import type { SignedTransaction } from '../signing.ts'
 import { UNSIGNED_PREFIX } from './anchors.ts'
+import { insertRelayTransaction } from './relay-transactions.ts'
 import type { Slot } from './slot.ts'
 
 /** A DocumentAnchored event of one of the service's keys, with its transaction as the chain holds it. */
@@ -61,33 +64,53 @@ export async function knownTransactions(db: Database, txHashes: Hex[]): Promise<
 }
 
 /**
- * Records a mined transaction of `slot`'s key that the outbox does not hold. Another anchor on its nonce cannot be
- * mined there any more: it is moved to a fresh nonce, unsigned, and the monitor signs and sends it again.
+ * Signs a self-transfer of `relayer` at `nonce`, above `outbid` when given (what an anchor had sent there); undefined
+ * when the key is not one this process holds.
  */
-export async function recordChainAnchor(db: Database, slot: Slot, found: ChainAnchor): Promise<RecordOutcome> {
+export type KeepNonce = (
+  relayer: Address,
+  nonce: number,
+  outbid: Fees | undefined,
+) => Promise<SignedTransaction | undefined>
+
+/**
+ * Records a mined transaction of `slot`'s key that the outbox does not hold. Another anchor on its nonce cannot be
+ * mined there any more: it is moved to a fresh nonce, unsigned, and the monitor signs and sends it again. An anchor of
+ * the same composite hash that held another nonce takes the mined transaction, and that nonce is kept by a filler
+ * (`keepNonce`): left empty, it would hold back every later transaction of its key.
+ */
+export async function recordChainAnchor(
+  db: Database,
+  slot: Slot,
+  found: ChainAnchor,
+  keepNonce: KeepNonce,
+): Promise<RecordOutcome> {
   // Instances starting together reconcile together: another may record the same transaction first (a unique key
-  // answers), or lock the same anchors in another order (a deadlock, undone whole: tried again).
-  return withDeadlockRetry(() => recordOnce(db, slot, found)).catch((error: unknown) => {
-    if (recordedElsewhere(error)) return { kind: 'known' as const }
-    throw error
-  })
+  // answers), or lock the same anchors in another order (a deadlock, undone whole: tried again). A relay that
+  // reserved the composite hash between the look and the insert is an anchor to adopt: looked at once more.
+  const attempt = () => withDeadlockRetry(() => recordOnce(db, slot, found, keepNonce))
+  return attempt()
+    .catch((error: unknown) => {
+      if (violated(error, 'anchors_composite_hash_unique')) return attempt()
+      throw error
+    })
+    .catch((error: unknown) => {
+      if (RECORDED_ELSEWHERE.some((constraint) => violated(error, constraint))) return { kind: 'known' as const }
+      throw error
+    })
 }
 
 /** The transaction, or its composite hash, recorded by another process between this one's look and its insert. */
-const RECORDED_ELSEWHERE = new Set([
-  'anchors_composite_hash_unique',
-  'anchors_tx_hash_unique',
-  'relay_transactions_pkey',
-])
+const RECORDED_ELSEWHERE = ['anchors_composite_hash_unique', 'anchors_tx_hash_unique', 'relay_transactions_pkey']
 
-function recordedElsewhere(error: unknown): boolean {
+function violated(error: unknown, constraint: string): boolean {
   return someCause(error, (current) => {
-    const { code, constraint } = current as Error & { code?: string; constraint?: string }
-    return code === '23505' && constraint !== undefined && RECORDED_ELSEWHERE.has(constraint)
+    const failure = current as Error & { code?: string; constraint?: string }
+    return failure.code === '23505' && failure.constraint === constraint
   })
 }
 
-function recordOnce(db: Database, slot: Slot, found: ChainAnchor): Promise<RecordOutcome> {
+function recordOnce(db: Database, slot: Slot, found: ChainAnchor, keepNonce: KeepNonce): Promise<RecordOutcome> {
   return db.transaction(async (tx) => {
     const [known] = await rows(tx, sql`SELECT 1 AS ok FROM relay_transactions WHERE tx_hash = ${found.txHash}`)
     if (known) return { kind: 'known' }
@@ -95,7 +118,8 @@ function recordOnce(db: Database, slot: Slot, found: ChainAnchor): Promise<Recor
     // Anchors before their transactions, as everywhere (mark_mined, withdrawAnchor): one lock order, no deadlock.
     const [owner] = await rows(
       tx,
-      sql`SELECT id, status, tx_hash FROM anchors WHERE composite_hash = ${found.compositeHash} FOR UPDATE`,
+      sql`SELECT id, status, tx_hash, relayer_address, nonce FROM anchors
+          WHERE composite_hash = ${found.compositeHash} FOR UPDATE`,
     )
     const ownerId = owner ? String(owner.id) : null
     if (owner?.status === 'confirmed' && owner.tx_hash !== found.txHash) {
@@ -128,6 +152,7 @@ function recordOnce(db: Database, slot: Slot, found: ChainAnchor): Promise<Recor
     let anchorId: string
     if (ownerId) {
       anchorId = ownerId
+      await keepVacatedNonce(tx, slot, found, owner!, keepNonce)
       await replaceOpenTransactions(tx, anchorId)
       await tx.execute(
         sql`UPDATE anchors SET tx_hash = ${found.txHash}, nonce = ${found.nonce}, relayer_address = ${slot.relayer},
@@ -150,6 +175,34 @@ function recordOnce(db: Database, slot: Slot, found: ChainAnchor): Promise<Recor
     await insertFound(tx, slot, found, anchorId, found.final ? 'mined' : 'broadcast')
     return ownerId ? { kind: 'adopted', anchorId } : { kind: 'recovered', anchorId }
   })
+}
+
+/**
+ * The nonce an adopted anchor held, when it is not the one the chain mined for it: kept by a filler signed above
+ * whatever the anchor had sent at that nonce (which, mined, would anchor the composite hash a second time).
+ */
+async function keepVacatedNonce(
+  tx: Executor,
+  slot: Slot,
+  found: ChainAnchor,
+  owner: Record<string, unknown>,
+  keepNonce: KeepNonce,
+): Promise<void> {
+  if (owner.relayer_address === null || owner.nonce === null) return
+  const held: Slot = { chainId: slot.chainId, relayer: String(owner.relayer_address) as Address }
+  const nonce = Number(owner.nonce)
+  if (held.relayer === slot.relayer && nonce === found.nonce) return
+  const [sent] = await rows(
+    tx,
+    sql`SELECT max(max_fee_per_gas) AS max_fee, max(max_priority_fee_per_gas) AS max_priority
+        FROM relay_transactions WHERE anchor_id = ${String(owner.id)} AND nonce = ${nonce}`,
+  )
+  const outbid =
+    sent?.max_fee === null || sent?.max_fee === undefined
+      ? undefined
+      : { maxFeePerGas: BigInt(String(sent.max_fee)), maxPriorityFeePerGas: BigInt(String(sent.max_priority)) }
+  const filler = await keepNonce(held.relayer, nonce, outbid)
+  if (filler) await insertRelayTransaction(tx, held, { anchorId: null, nonce, signed: filler })
 }
 
 /** The anchor's transactions not mined yet are replaced: it holds another nonce, or the one the chain mined. */
