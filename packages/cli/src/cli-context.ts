@@ -5,6 +5,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { escapeDisplayControls, escapeDisplayControlsInJson } from '@docanchor/client/display-text'
 import type { CliConfig } from './cli-config.ts'
 import { CliError, EXIT, usageError } from './cli-errors.ts'
+import { readStoredLogin } from './token-store.ts'
 
 export interface CliIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean }
@@ -85,6 +86,22 @@ export function numberOption(
   if (value.trim() === '' || !Number.isFinite(parsed) || !check(parsed))
     throw usageError(`--${name} ${value} is not valid: it must be ${expected}`)
   return parsed
+}
+
+/** The service the user configured (--service, ANCHOR_URL, else the stored login's), or undefined for none. */
+export async function configuredService(context: CliContext, flag: string | undefined): Promise<string | undefined> {
+  if (flag !== undefined || context.config.serviceUrlConfigured) return serviceUrl(context, flag)
+  const stored = (await readStoredLogin(context.config.configDir))?.service
+  return stored === undefined ? undefined : serviceUrl(context, stored)
+}
+
+/**
+ * Where a command that needs the login goes: the configured service (`anchor login --service` configures it for the
+ * commands after it), else the default. With ANCHOR_TOKEN the stored login is not the one used: not looked at.
+ */
+export async function loginServiceUrl(context: CliContext, flag: string | undefined): Promise<string> {
+  const configured = context.config.token === undefined ? await configuredService(context, flag) : undefined
+  return configured ?? serviceUrl(context, flag)
 }
 
 /** --service, else ANCHOR_URL, else the default; without a trailing slash. */

@@ -1,7 +1,11 @@
 // `anchor history`: the login's anchors, newest first, as lines or JSON; a page by default, every one with --all.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../../../test/helpers/app.ts'
 import { newBody, postRelay } from '../../../test/relay/relay-helpers.ts'
+import { saveStoredLogin } from '../src/token-store.ts'
 import { runAnchor } from './helpers/run-anchor.ts'
 
 let t: TestApp
@@ -38,6 +42,24 @@ describe('anchor history', () => {
     const anchors = JSON.parse(run.stdout) as { txHash: string; status: string }[]
     expect(anchors.map((a) => a.txHash)).toEqual([...made].reverse())
     expect(new Set(anchors.map((a) => a.status))).toEqual(new Set(['confirmed']))
+  })
+
+  it('goes to the service `anchor login --service` chose, with no --service or ANCHOR_URL', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'anchor-history-home-'))
+    try {
+      await saveStoredLogin(join(home, 'anchor'), {
+        service: url,
+        email: user.email,
+        token: user.token,
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      })
+      const run = await runAnchor(['history', '--limit', '1'], { XDG_CONFIG_HOME: home })
+      expect(run.stderr).toBe('')
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain(made[4])
+    } finally {
+      await rm(home, { recursive: true, force: true })
+    }
   })
 
   it('says so when there is nothing yet, and refuses bad options before asking the service', async () => {

@@ -3,7 +3,7 @@
 // for the account's e-mail address on the command line, so that no stray command or recalled history line deletes an
 // account by itself.
 
-import { type CliRun, parseCommandArgs, serviceUrl, writeJson, writeLines } from '../cli-context.ts'
+import { type CliRun, loginServiceUrl, parseCommandArgs, writeJson, writeLines } from '../cli-context.ts'
 import { EXIT, usageError } from '../cli-errors.ts'
 import { activeLogin } from '../login-state.ts'
 import { reserveOutput } from '../output-file.ts'
@@ -21,7 +21,7 @@ export const runAccount: CliRun = async (argv, context) => {
   if (extra.length > 0) throw usageError(`unexpected argument ${extra[0]}`)
   if (action === 'export' && values.confirm !== undefined) throw usageError('--confirm is for delete')
   if (action === 'delete' && values.output !== undefined) throw usageError('-o is for export')
-  const service = serviceUrl(context, values.service)
+  const service = await loginServiceUrl(context, values.service)
   const login = await activeLogin(context.config, service)
   const client = new ServiceClient(service, login.token, { fetch: context.fetch })
 

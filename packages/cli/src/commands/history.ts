@@ -1,7 +1,7 @@
 // `anchor history`: the login's anchors, newest first (GET /api/anchors), one line each, or every page with --all.
 
 import type { AnchorState } from '@docanchor/client'
-import { type CliRun, numberOption, parseCommandArgs, serviceUrl, writeJson, writeLines } from '../cli-context.ts'
+import { type CliRun, loginServiceUrl, numberOption, parseCommandArgs, writeJson, writeLines } from '../cli-context.ts'
 import { usageError } from '../cli-errors.ts'
 import { activeLogin } from '../login-state.ts'
 import { ServiceClient } from '../service-client.ts'
@@ -22,7 +22,7 @@ export const runHistory: CliRun = async (argv, context) => {
   const limit =
     numberOption('limit', values.limit, (n) => Number.isInteger(n) && n >= 1 && n <= PAGE_MAX, 'from 1 to 100') ??
     DEFAULT_SHOWN
-  const service = serviceUrl(context, values.service)
+  const service = await loginServiceUrl(context, values.service)
   const login = await activeLogin(context.config, service)
   const client = new ServiceClient(service, login.token, { fetch: context.fetch })
 

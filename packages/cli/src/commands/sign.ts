@@ -5,10 +5,10 @@
 import type { SignerType } from '@docanchor/client'
 import {
   type CliRun,
+  loginServiceUrl,
   numberOption,
   parseCommandArgs,
   readInputFile,
-  serviceUrl,
   writeJson,
   writeLines,
 } from '../cli-context.ts'
@@ -49,7 +49,7 @@ export const runSign: CliRun = async (argv, context) => {
     if (!match) throw usageError('--geo is <latitude>,<longitude>, e.g. 52.52,13.405')
     geo = { latitude: Number(match[1]), longitude: Number(match[2]) }
   }
-  const service = serviceUrl(context, values.service)
+  const service = await loginServiceUrl(context, values.service)
   // Only now, with the arguments known to be good: the PDF signer and the API client are most of the command's load.
   const [
     { MAX_PDF_BYTES, MAX_STAMP_SIZE, MIN_STAMP_SIZE, signPdf, trustFromJwtClaims },

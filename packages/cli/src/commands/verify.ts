@@ -22,6 +22,7 @@ import type { Claims, Lookup } from '../chain-source.ts'
 import {
   type CliContext,
   type CliRun,
+  configuredService,
   parseCommandArgs,
   readInputFile,
   serviceUrl,
@@ -31,7 +32,6 @@ import {
 import { EXIT, usageError } from '../cli-errors.ts'
 import { PASSWORD_FILE_OPTION, readPasswordFile, refusePasswordOnCommandLine, wrongPassword } from '../pdf-password.ts'
 import { ServiceClient } from '../service-client.ts'
-import { readStoredLogin } from '../token-store.ts'
 import type { TrustedContracts } from '../trusted-contract.ts'
 
 const IDENTITY_WORDS: Record<IdentityDecision['state'], string> = {
@@ -286,10 +286,4 @@ export const runVerify: CliRun = async (argv, context) => {
     })
   } else writeLines(context.io.stdout, describe(result, target, trusted))
   return result.valid ? EXIT.ok : EXIT.failed
-}
-
-/** The service the user configured (--service, ANCHOR_URL, else the stored login's), or undefined for none. */
-async function configuredService(context: CliContext, flag: string | undefined): Promise<string | undefined> {
-  if (flag !== undefined || context.config.serviceUrlConfigured) return serviceUrl(context, flag)
-  return (await readStoredLogin(context.config.configDir))?.service
 }
