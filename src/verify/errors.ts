@@ -6,6 +6,8 @@ export type VerifyErrorCode = (typeof VERIFY_ERROR_CODES)[number]
 
 export abstract class VerifyError extends Error {
   abstract readonly code: VerifyErrorCode
+  /** Until when (ms since the epoch) the service remembers this failure; unset for one it does not remember. */
+  freshUntil: number | undefined
 }
 
 /** The transaction (or a link of its chain) holds no DocumentAnchored event of the configured contract. */
@@ -23,7 +25,9 @@ export class ChainTooDeepError extends VerifyError {
 /** Every verify failure, so a code names its class. */
 export type VerifyErrorType = AnchorNotFoundError | ChainTooDeepError
 
-/** The failure a code stands for, with its message: how a remembered failure is thrown again. */
-export function verifyErrorOf(code: VerifyErrorCode, message: string): VerifyErrorType {
-  return code === 'ERR_ANCHOR_NOT_FOUND' ? new AnchorNotFoundError(message) : new ChainTooDeepError(message)
+/** The failure a code stands for, with its message and how long it is remembered: a remembered failure thrown again. */
+export function verifyErrorOf(code: VerifyErrorCode, message: string, freshUntil: number): VerifyErrorType {
+  const error = code === 'ERR_ANCHOR_NOT_FOUND' ? new AnchorNotFoundError(message) : new ChainTooDeepError(message)
+  error.freshUntil = freshUntil
+  return error
 }

@@ -103,7 +103,7 @@ export class VerifyService {
       result = await this.#flights.run(txHash, () => this.#refresh(txHash, previous, generation))
     }
     if (result.outcome === 'verified') return result
-    throw verifyErrorOf(result.outcome, result.detail)
+    throw verifyErrorOf(result.outcome, result.detail, result.freshUntil)
   }
 
   async #refresh(txHash: Hash, previous: CachedResult | undefined, generation: number): Promise<CachedResult> {

@@ -257,12 +257,17 @@ describe('GET /api/verify/:txHash', () => {
       }
     })
 
-    it('remembers "not found" briefly', async () => {
+    it('remembers "not found" briefly, and lets a client keep it only for what is left of that', async () => {
       const hash = randomHash()
       expect((await main.get(hash)).statusCode).toBe(404)
       expect(main.proxy.roundTrips()).toHaveLength(1)
-      expect((await main.get(hash)).statusCode).toBe(404)
+      await new Promise((resolve) => setTimeout(resolve, 1_700))
+      const again = await main.get(hash)
+      expect(again.statusCode).toBe(404)
       expect(main.proxy.roundTrips()).toHaveLength(1)
+      const maxAge = Number(/max-age=(\d+)/.exec(String(again.headers['cache-control']))?.[1])
+      expect(maxAge).toBeGreaterThanOrEqual(2)
+      expect(maxAge).toBeLessThanOrEqual(4)
     })
 
     it('returns 422 CHAIN_TOO_DEEP past the maximum depth', async () => {

@@ -99,8 +99,11 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
   const settings = config.verify
   const service = app.verify
   const cacheControl = cacheControlUntil(settings.cacheTtlSeconds)
-  // The service remembers a failure this long; a client may too.
-  const failureHeaders = { 'cache-control': `public, max-age=${settings.notFoundTtlSeconds}` }
+  // A client may keep a failure as long as the service still remembers it, and no longer.
+  const failureCacheControl = cacheControlUntil(settings.notFoundTtlSeconds)
+  const failureHeaders = (error: VerifyError) => ({
+    'cache-control': failureCacheControl(error.freshUntil ?? Date.now() + settings.notFoundTtlSeconds * 1000),
+  })
 
   // Keyed under the verify prefix, like the cache, so deployments sharing one Redis count apart. With Redis, counted in
   // memory and synced in batches: a cached answer then waits on no Redis round trip.
@@ -149,7 +152,7 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
     try {
       result = await service.verify(txHash)
     } catch (error) {
-      throw domainProblem(error, error instanceof VerifyError ? failureHeaders : {})?.problem ?? error
+      throw domainProblem(error, error instanceof VerifyError ? failureHeaders(error) : {})?.problem ?? error
     }
     sendVerified(reply, result, cacheControl, ifNoneMatch)
   }
@@ -157,8 +160,8 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
 
 /**
  * `Cache-Control` for a result fresh until a time: `max-age` is the seconds of freshness the service has left for it
- * (rounded), not its whole lifetime, so that a cache in front (HAProxy's, a browser's) never keeps a result much past
- * the moment the service itself would walk the chain again: a result taken off the chain by a reorg is gone from every
+ * (rounded to the nearest second), not its whole lifetime, so that a cache in front (HAProxy's, a browser's) keeps a
+ * result at most half a second past the moment the service itself would walk the chain again: a result taken off the chain by a reorg is gone from every
  * cache within one lifetime of its walk. HAProxy ignores an `Age` header, so the age has to be in `max-age` itself. An
  * expired result (served while the chain is down) says 0. The strings are made once.
  */
