@@ -126,6 +126,8 @@ interface Request {
   path: string
   body?: unknown
   signal?: AbortSignal | undefined
+  /** A public answer, asked without the token: with one, no shared cache (the fleet's HAProxy) may answer it. */
+  anonymous?: boolean
 }
 
 export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
@@ -140,7 +142,7 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
     const url = `${baseUrl}${request.path}`
     const headers: Record<string, string> = { accept: 'application/json' }
     if (request.body !== undefined) headers['content-type'] = 'application/json'
-    if (options.token) headers.authorization = `Bearer ${options.token}`
+    if (options.token && !request.anonymous) headers.authorization = `Bearer ${options.token}`
     const limit = timeLimit(timeoutMs, request.signal)
     try {
       return await fetchImpl(url, {
@@ -288,6 +290,7 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
         method: 'GET',
         path: `/api/verify/${encodeURIComponent(txHash)}`,
         signal: callOptions?.signal,
+        anonymous: true,
       }),
     lookupAnchor: (txHash, callOptions) =>
       client.verify(txHash, callOptions).catch((error: unknown) => {

@@ -65,7 +65,16 @@ async function apiError(promise: Promise<unknown>): Promise<AnchorApiError> {
 
 describe('createAnchorClient against the real service', () => {
   it('signs in with an e-mail code, signs a PDF, verifies it, syncs the library and logs out', async () => {
-    const api = await signIn('ada@example.com')
+    // Which requests carried the token: a verification is public, and asked without it so shared caches may answer.
+    const authorized = new Map<string, boolean>()
+    const api = createAnchorClient({
+      baseUrl,
+      fetch: (input, init) => {
+        const path = new URL(String(input)).pathname
+        authorized.set(path, new Headers(init?.headers).has('authorization'))
+        return fetch(input, init)
+      },
+    }).withToken(await signInToken('ada@example.com'))
     expect((await api.me()).user).toMatchObject({ email: 'ada@example.com', authProvider: 'email' })
     const info = await api.info()
     expect(info).toMatchObject({ chainId: t.testChain.chain.id, verifyBaseUrl: VERIFY_BASE })
@@ -79,6 +88,8 @@ describe('createAnchorClient against the real service', () => {
     const txHash = signed.signature.tx_hash
     const record = await api.verify(txHash)
     expect(record).toMatchObject({ txHash, compositeHash: signed.signature.composite_hash })
+    expect(authorized.get(`/api/verify/${txHash}`)).toBe(false)
+    expect(authorized.get('/api/relay')).toBe(true)
     expect(await api.verify(txHashToBase64Url(txHash))).toEqual(record)
     expect((await api.anchor(record.compositeHash)).status).toBe('confirmed')
     const check = await checkSignedPdf(signed.bytes, { verify: api.lookupAnchor })
