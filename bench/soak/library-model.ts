@@ -16,13 +16,8 @@ export interface LibraryChange {
   lastSent?: { from: number; to: number }
 }
 
-export interface ModelItem {
-  id: string
-  at: number
-  /** Undefined: deleted. */
-  label: string | undefined
-  lastSent?: { from: number; to: number }
-}
+/** An item as the model expects it: its winning change (`label` undefined: deleted). */
+export type ModelItem = Omit<LibraryChange, 'kind'>
 
 export class LibraryModel {
   /** user → kind:id → winning change. */
@@ -56,6 +51,6 @@ export class LibraryModel {
   expected(user: string, kind: LibraryKind): ModelItem[] {
     return [...(this.winners.get(user)?.values() ?? [])]
       .filter((change) => change.kind === kind)
-      .map(({ id, at, label, lastSent }) => ({ id, at, label, lastSent }))
+      .map(({ kind: _kind, ...item }) => item)
   }
 }

@@ -39,8 +39,6 @@ export class RelayMonitor {
   private running: Promise<void> | undefined
   private stopped = false
   private resynced = new Set<string>()
-  /** The reconciliations that had succeeded when the keys were last resynced: each may have raised or moved nonces. */
-  private resyncedAfter = 0
   private alerted = new Set<string>()
   /**
    * `relayer:nonce` used by a transaction the database does not hold, with the count of reconciliations that had
@@ -102,10 +100,6 @@ export class RelayMonitor {
     const upToDate = await reconciled
     if (upToDate && context.reconciliation.followUpDue(latestByKey)) await context.reconciliation.run()
     context.pool.setDraining(await drainingRelayers(context.db, chainId))
-    if (this.resyncedAfter !== context.reconciliation.completed) {
-      this.resyncedAfter = context.reconciliation.completed
-      this.resynced.clear()
-    }
     for (const { account, address } of context.pool.all) {
       if (this.resynced.has(address)) continue
       await resync(context, slotOf(context, address), account)

@@ -3,7 +3,7 @@
 // the monitor from re-signing what the chain may hold already, and an unsent filler on a nonce a node's pool holds is
 // never handed out again.
 import { sql } from 'drizzle-orm'
-import { getAbiItem, type Hex } from 'viem'
+import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createChainClient } from '../../src/chain/chain-client.ts'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
@@ -14,9 +14,18 @@ import { signFiller } from '../../src/relayer/signing.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
-import { newBody, postRelay, query, type RelayBody, rpc } from './relay-helpers.ts'
+import {
+  anchorRow,
+  forgetAnchors,
+  newBody,
+  nextNonceRow,
+  postRelay,
+  query,
+  type RelayBody,
+  rpc,
+  timesOnChain,
+} from './relay-helpers.ts'
 
-const DOCUMENT_ANCHORED = getAbiItem({ abi: documentAnchorsAbi, name: 'DocumentAnchored' })
 const REORG_WATCH_BLOCKS = 4
 
 describe('reconciliation with the chain, the harder cases', () => {
@@ -34,6 +43,8 @@ describe('reconciliation with the chain, the harder cases', () => {
         RELAY_MONITOR_INTERVAL_MS: '0',
         RELAY_WAIT_MS: '300',
         RELAY_REORG_WATCH_BLOCKS: String(REORG_WATCH_BLOCKS),
+        // An unsent filler is sent once anchors have waited behind it this long.
+        RELAY_STUCK_AFTER_MS: '200',
       },
       // The app reaches the node through a proxy that can answer as a provider refusing a log query.
       chainContext: () => ({
@@ -56,27 +67,12 @@ describe('reconciliation with the chain, the harder cases', () => {
     expect(response.statusCode).toBe(201)
     return response.json().txHash as Hex
   }
-  const nextNonce = async () => Number((await query(db(), sql`SELECT next_nonce FROM relayer_nonces`))[0]?.next_nonce)
+  const nextNonce = () => nextNonceRow(db())
   const chainNonce = (blockTag: 'latest' | 'pending' = 'latest') =>
     chain.publicClient.getTransactionCount({ address: relayer().address, blockTag })
-  const anchorOf = async (compositeHash: string) =>
-    (await query<Record<string, unknown>>(db(), sql`SELECT * FROM anchors WHERE composite_hash = ${compositeHash}`))[0]
-  const onChain = async (compositeHash: string) =>
-    (
-      await chain.publicClient.getLogs({
-        address: chain.contract,
-        event: DOCUMENT_ANCHORED,
-        args: { compositeHash: compositeHash as Hex },
-        fromBlock: 0n,
-      })
-    ).length
-  /** As a restore from a backup taken before these anchors: their rows gone, the nonce row as it was. */
-  const forget = async (bodies: RelayBody[], nonceBefore: number) => {
-    await db().transaction(async (tx) => {
-      for (const body of bodies) await tx.execute(sql`DELETE FROM anchors WHERE composite_hash = ${body.compositeHash}`)
-      await tx.execute(sql`UPDATE relayer_nonces SET next_nonce = ${nonceBefore}`)
-    })
-  }
+  const anchorOf = (compositeHash: string) => anchorRow(db(), compositeHash)
+  const onChain = (compositeHash: string) => timesOnChain(chain, compositeHash)
+  const forget = (bodies: RelayBody[], nonceBefore: number) => forgetAnchors(db(), bodies, nonceBefore)
   /** The relayer key anchoring by itself, as a transaction of the service the database then forgot. */
   const anchorOutsideTheService = (body: RelayBody, options: { nonce: number; maxFeePerGas?: bigint }) =>
     chain.walletClient(0).writeContract({
@@ -186,6 +182,33 @@ describe('reconciliation with the chain, the harder cases', () => {
     expect(await anchorOf(body.compositeHash)).toMatchObject({ tx_hash: bumped, status: 'confirmed' })
     await t.app.relayMonitor.tick()
     expect(await onChain(body.compositeHash)).toBe(1)
+  })
+
+  it('fills the nonce of a forgotten transaction the node dropped, so the relays behind it are mined', async () => {
+    const forgotten = newBody()
+    const behind = newBody()
+    let gap = 0
+    await withoutAutomine(async () => {
+      gap = await chainNonce('pending')
+      const hash = await anchorOutsideTheService(forgotten, { nonce: gap })
+      t.app.relayer.reconciliation.require('a test')
+      expect((await t.app.relayer.reconciliation.run()).unmined).toHaveLength(1)
+      expect(await nextNonce()).toBe(gap + 1)
+      // The node drops it: nothing holds the nonce any more, and the next relay waits behind it.
+      await rpc(chain.rpcUrl, 'anvil_dropTransaction', [hash])
+    })
+    expect((await postRelay(t.app, user.headers, behind)).statusCode).toBe(202)
+    expect(Number((await anchorOf(behind.compositeHash))!.nonce)).toBe(gap + 1)
+
+    // One pass sees the key's next nonce held by nothing, the next fills it, the one after sends the filler.
+    for (let pass = 0; pass < 3; pass++) {
+      await t.app.relayMonitor.tick()
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    await t.app.relayMonitor.tick()
+    expect(await anchorOf(behind.compositeHash)).toMatchObject({ status: 'confirmed' })
+    expect(await onChain(forgotten.compositeHash)).toBe(0)
+    expect(await chainNonce()).toBe(gap + 2)
   })
 
   it('retires an unsent filler on a nonce a transaction in the pool holds, and hands out the next one', async () => {

@@ -2,7 +2,7 @@
 // received the last commits): the reconciliation finds every anchor of its keys on chain, records it, never hands out
 // a nonce the chain consumed, and a client's repeat gets the anchor it was answered instead of a second one.
 import { sql } from 'drizzle-orm'
-import { getAbiItem, type Hex } from 'viem'
+import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runReconcileCommand } from '../../src/admin/reconcile-command.ts'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
@@ -11,9 +11,17 @@ import { createRelayContext, relayerSettingsOf, slotOf } from '../../src/relayer
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { capturedOutput } from '../helpers/captured-output.ts'
 import { captureLogs } from '../helpers/log-capture.ts'
-import { newBody, postRelay, query, type RelayBody, rpc } from './relay-helpers.ts'
-
-const DOCUMENT_ANCHORED = getAbiItem({ abi: documentAnchorsAbi, name: 'DocumentAnchored' })
+import {
+  anchorRow,
+  forgetAnchors,
+  newBody,
+  nextNonceRow,
+  postRelay,
+  query,
+  type RelayBody,
+  rpc,
+  timesOnChain,
+} from './relay-helpers.ts'
 
 describe('reconciliation with the chain after the database forgot', () => {
   let t: TestApp
@@ -34,32 +42,10 @@ describe('reconciliation with the chain after the database forgot', () => {
     expect(response.statusCode).toBe(201)
     return response.json().txHash as Hex
   }
-  const nextNonce = async () => Number((await query(db(), sql`SELECT next_nonce FROM relayer_nonces`))[0]?.next_nonce)
-  const anchorOf = async (compositeHash: string) =>
-    (await query<Record<string, unknown>>(db(), sql`SELECT * FROM anchors WHERE composite_hash = ${compositeHash}`))[0]
-  /** How many times the chain holds the composite hash. */
-  const onChain = async (compositeHash: string) =>
-    (
-      await t.testChain.publicClient.getLogs({
-        address: t.testChain.contract,
-        event: DOCUMENT_ANCHORED,
-        args: { compositeHash: compositeHash as Hex },
-        fromBlock: 0n,
-      })
-    ).length
-  /** As a restore from a backup taken before these anchors: their rows gone, the nonce row as it was. */
-  const forget = async (bodies: RelayBody[], nonceBefore: number) => {
-    const hashes = bodies.map((body) => body.compositeHash)
-    await db().transaction(async (tx) => {
-      await tx.execute(
-        sql`DELETE FROM anchors WHERE composite_hash IN (${sql.join(
-          hashes.map((h) => sql`${h}`),
-          sql`, `,
-        )})`,
-      )
-      await tx.execute(sql`UPDATE relayer_nonces SET next_nonce = ${nonceBefore}`)
-    })
-  }
+  const nextNonce = () => nextNonceRow(db())
+  const anchorOf = (compositeHash: string) => anchorRow(db(), compositeHash)
+  const onChain = (compositeHash: string) => timesOnChain(t.testChain, compositeHash)
+  const forget = (bodies: RelayBody[], nonceBefore: number) => forgetAnchors(db(), bodies, nonceBefore)
 
   it('records the forgotten anchors without ciphertext, answers a repeat with its anchor, and reuses no nonce', async () => {
     await relayed(newBody())

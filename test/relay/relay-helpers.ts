@@ -2,8 +2,11 @@
 import { randomBytes } from 'node:crypto'
 import { toBase64Url, ZERO_TX_HASH } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
+import { getAbiItem, type Hex } from 'viem'
 import type { AppInstance } from '../../src/api/app-types.ts'
+import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
 import type { Database } from '../../src/db/database.ts'
+import type { TestChain } from '../helpers/anvil.ts'
 
 export function randomHash(): `0x${string}` {
   return `0x${randomBytes(32).toString('hex')}`
@@ -59,4 +62,32 @@ export async function rpc<T = unknown>(url: string, method: string, params: unkn
   const body = (await response.json()) as { result?: T; error?: { message: string } }
   if (body.error) throw new Error(`${method}: ${body.error.message}`)
   return body.result as T
+}
+
+/** The relayer's next nonce as its nonce row has it (a test chain's one key). */
+export async function nextNonceRow(db: Database): Promise<number> {
+  return Number((await query(db, sql`SELECT next_nonce FROM relayer_nonces`))[0]?.next_nonce)
+}
+
+export async function anchorRow(db: Database, compositeHash: string): Promise<Record<string, unknown> | undefined> {
+  return (await query(db, sql`SELECT * FROM anchors WHERE composite_hash = ${compositeHash}`))[0]
+}
+
+/** How many times the chain holds the composite hash. */
+export async function timesOnChain(chain: TestChain, compositeHash: string): Promise<number> {
+  const logs = await chain.publicClient.getLogs({
+    address: chain.contract,
+    event: getAbiItem({ abi: documentAnchorsAbi, name: 'DocumentAnchored' }),
+    args: { compositeHash: compositeHash as Hex },
+    fromBlock: 0n,
+  })
+  return logs.length
+}
+
+/** As a restore from a backup taken before these anchors: their rows gone, the nonce row as it was. */
+export async function forgetAnchors(db: Database, bodies: RelayBody[], nonceBefore: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    for (const body of bodies) await tx.execute(sql`DELETE FROM anchors WHERE composite_hash = ${body.compositeHash}`)
+    await tx.execute(sql`UPDATE relayer_nonces SET next_nonce = ${nonceBefore}`)
+  })
 }
