@@ -46,9 +46,11 @@ describe('createRawSender', () => {
   const sends = () => proxy.requests.filter((calls) => calls.some((c) => c.method === 'eth_sendRawTransaction'))
 
   it('reports the node taking it, and the node refusing it in its own words', async () => {
+    const before = await takenCount()
     const raw = await signed()
     expect(await send([proxy.url], raw)).toEqual({ answer: { kind: 'accepted' }, unclearBefore: false })
-    // anvil mined it at once: its words for a nonce already used.
+    // Once mined (anvil answers before its automine has made the block), its words for a nonce already used.
+    await expect.poll(minedCount).toBe(before + 1)
     expect(await send([proxy.url], raw)).toEqual({
       answer: { kind: 'refused', code: -32003, message: 'nonce too low' },
       unclearBefore: false,
@@ -90,8 +92,10 @@ describe('createRawSender', () => {
 
   it('tries the next URL after an unclear answer, and says a later refusal followed one', async () => {
     const down = `http://127.0.0.1:${await closedPort()}/v3/0123456789abcdef0123456789abcdef01234567`
+    const before = await takenCount()
     const raw = await signed()
     expect(await send([down, chain.rpcUrl], raw)).toEqual({ answer: { kind: 'accepted' }, unclearBefore: true })
+    await expect.poll(minedCount).toBe(before + 1)
     expect(await send([down, chain.rpcUrl], raw)).toMatchObject({
       answer: { kind: 'refused', message: 'nonce too low' },
       unclearBefore: true,
