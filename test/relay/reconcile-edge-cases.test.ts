@@ -1,18 +1,21 @@
 // The reconciliation's harder cases (a review of issue 30 found each): an adopted reservation leaves no nonce empty, a
 // follow-up reads what was still in the pool however far the database has moved on, a reconciliation that fails keeps
-// the monitor from re-signing what the chain may hold already, and an unsent filler on a nonce a node's pool holds is
-// never handed out again.
+// the monitor from re-signing what the chain may hold already, an unsent filler on a nonce a node's pool holds is
+// never handed out again, and a relay that reserves the composite hash while the reconciliation records it is adopted.
 import { sql } from 'drizzle-orm'
+import pg from 'pg'
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createChainClient } from '../../src/chain/chain-client.ts'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
+import { type ChainAnchor, recordChainAnchor } from '../../src/relayer/outbox/reconciled-anchors.ts'
 import { insertRelayTransaction } from '../../src/relayer/outbox/relay-transactions.ts'
 import { quotaPeriod, reserveAnchors } from '../../src/relayer/outbox/reservations.ts'
 import { slotOf } from '../../src/relayer/relay-context.ts'
 import { signFiller } from '../../src/relayer/signing.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
+import { testPostgresUrl } from '../helpers/database.ts'
 import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
 import {
   anchorRow,
@@ -250,4 +253,77 @@ describe('reconciliation with the chain, the harder cases', () => {
     )
     expect(reservation?.status).toBe('confirmed')
   })
+
+  // PostgreSQL only: the relay's reservation is made on another connection while the record's transaction waits.
+  it.runIf(testPostgresUrl !== undefined)(
+    'adopts the reservation a relay makes between the record’s look and its insert, and anchors nothing twice',
+    async () => {
+      const nonceBefore = await nextNonce()
+      const body = newBody()
+      const txHash = await relayed(body)
+      await forget([body], nonceBefore)
+      // What the reconciliation does before it records: the nonce row raised to the chain's count.
+      await db().execute(sql`UPDATE relayer_nonces SET next_nonce = ${await chainNonce('pending')}`)
+      const transaction = await chain.publicClient.getTransaction({ hash: txHash })
+      const found: ChainAnchor = {
+        txHash,
+        compositeHash: body.compositeHash as Hex,
+        previousTxHash: body.previousTxHash as Hex,
+        blockNumber: Number(transaction.blockNumber),
+        nonce: nonceBefore,
+        raw: await rpc<Hex>(chain.rpcUrl, 'eth_getRawTransactionByHash', [txHash]),
+        maxFeePerGas: transaction.maxFeePerGas!,
+        maxPriorityFeePerGas: transaction.maxPriorityFeePerGas!,
+        final: true,
+      }
+      const fees = await t.app.relayer.fees.current()
+      // A filler the database kept on the mined nonce, which the record retires: locked here, it holds the record
+      // after its look for the composite hash and before its insert.
+      await insertRelayTransaction(db(), slot(), {
+        anchorId: null,
+        nonce: nonceBefore,
+        signed: await signFiller(relayer(), chain.chain.id, nonceBefore, fees),
+      })
+      const blocker = new pg.Client({ connectionString: t.database.url })
+      await blocker.connect()
+      try {
+        await blocker.query('BEGIN')
+        await blocker.query('SELECT 1 FROM relay_transactions WHERE anchor_id IS NULL AND nonce = $1 FOR UPDATE', [
+          nonceBefore,
+        ])
+        const recorded = recordChainAnchor(db(), slot(), found, (_relayer, nonce) =>
+          signFiller(relayer(), chain.chain.id, nonce, fees),
+        )
+        await expect
+          .poll(
+            async () =>
+              (
+                await query(
+                  db(),
+                  sql`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+                )
+              ).length,
+          )
+          .toBe(1)
+        // The client's repeat reserves the composite hash meanwhile, on a fresh nonce.
+        const [reserved] = await reserveAnchors(
+          db(),
+          slot(),
+          [{ ...body, userId: user.id, period: quotaPeriod().period }],
+          { plans: { free: 1_000 }, defaultPlan: 'free' },
+        )
+        expect(reserved).toMatchObject({ kind: 'reserved', nonce: nonceBefore + 1 })
+        await blocker.query('COMMIT')
+        expect(await recorded).toMatchObject({ kind: 'adopted' })
+      } finally {
+        await blocker.end()
+      }
+      expect(await anchorOf(body.compositeHash)).toMatchObject({ tx_hash: txHash, status: 'confirmed' })
+      // The reservation signed by no one: the next relay takes its kept nonce and the hash is on chain once.
+      await relayed(newBody())
+      await t.app.relayMonitor.tick()
+      expect(await onChain(body.compositeHash)).toBe(1)
+      expect(await chainNonce()).toBe(nonceBefore + 2)
+    },
+  )
 })
