@@ -2,9 +2,10 @@
 // empty project (their other dependencies from the npm cache or the registry), and there, against the real service
 // (anvil, PGlite, a real SMTP inbox): the client README's example signs in with an e-mail code, signs a PDF, verifies
 // it and decrypts the signer; then the installed `anchor` command verifies that PDF through the service, from the
-// chain with --contract, and from the chain with a pinned contract. Both packages are packed and installed in this one
-// file: two files packing the client at once would race on its dist/. Run on whichever Node runs the tests, so that
-// .ci/run's second run checks the tarballs on the newest LTS.
+// chain with --contract, and from the chain with a pinned contract; installed globally as the CLI README says, the
+// `anchor` on PATH verifies it too. Both packages are packed and installed in this one file: two files packing the
+// client at once would race on its dist/. Run on whichever Node runs the tests, so that .ci/run's second run checks
+// the tarballs on the newest LTS.
 
 import { execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -135,6 +136,36 @@ describe('the packed @docanchor/client and @docanchor/cli', () => {
     const extended = await anchor(['verify', 'extended.pdf'], { ANCHOR_URL: baseUrl })
     expect(extended.stdout).toMatch(/NOT VERIFIED\.\n$/)
     expect(extended.code).toBe(1)
+  })
+
+  it('installs globally as the CLI README says, and the `anchor` on PATH verifies that PDF', {
+    timeout: 120_000,
+  }, async () => {
+    const tarballs = (await readdir(project))
+      .filter((name) => name.endsWith('.tgz'))
+      .sort()
+      .reverse()
+    // The README's command, into a prefix of its own rather than the machine's global one.
+    const prefix = join(project, '.global')
+    await run(
+      'npm',
+      [
+        'install',
+        '-g',
+        '--prefix',
+        prefix,
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        ...tarballs.map((n) => `./${n}`),
+      ],
+      { cwd: project, env: { ...process.env, PATH } },
+    )
+    const verified = await run('anchor', ['verify', 'signed.pdf'], {
+      cwd: project,
+      env: { PATH: [join(prefix, 'bin'), PATH].join(delimiter), HOME: configHome, ANCHOR_URL: baseUrl },
+    })
+    expect(verified.stdout).toMatch(/Verified: the signature is valid\.\n$/)
   })
 
   it('verifies it from the chain with --rpc and --contract, and with a pinned contract, no service configured', async () => {
