@@ -130,9 +130,10 @@ describe('the edge cache of deploy/haproxy.cfg', () => {
     const walkedAt = Date.now()
     expect((await answer(`${direct}${path}`)).headers['cache-control']).toBe('public, max-age=4')
     await sleep(2_000)
-    // HAProxy stores the answer with the two seconds the service has left of it, not a lifetime of its own.
+    // HAProxy stores the answer with the two seconds the service has left of it, not a lifetime of its own (rounded:
+    // one, when a loaded machine took over half a second more).
     const stored = await answer(`${lb.url}${path}`)
-    expect(stored.headers['cache-control']).toBe('public, max-age=2')
+    expect(stored.headers['cache-control']).toMatch(/^public, max-age=[12]$/)
 
     await rpc(testChain.rpcUrl, 'anvil_reorg', [1, []])
     expect(await testChain.publicClient.getTransactionReceipt({ hash: txHash }).catch(() => null)).toBeNull()

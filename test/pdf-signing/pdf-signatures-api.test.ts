@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { certificateOf } from '../../packages/client/src/pdf/cms/der.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
-import { newBody, postRelay, query, rpc } from '../relay/relay-helpers.ts'
+import { newBody, postRelay, query, relayMined, rpc } from '../relay/relay-helpers.ts'
 
 const CONTENT = new TextEncoder().encode('a PDF byte range the service never sees')
 
@@ -24,11 +24,7 @@ function postSignature(t: TestApp, user: SignedInUser | undefined, body: unknown
   })
 }
 
-async function anchored(t: TestApp, user: SignedInUser): Promise<string> {
-  const response = await postRelay(t.app, user.headers, newBody())
-  expect(response.statusCode).toBe(201)
-  return response.json().txHash
-}
+const anchored = (t: TestApp, user: SignedInUser) => relayMined(t.app, user.headers, newBody())
 
 /** PDF signatures the service keeps. */
 const kept = async (t: TestApp) =>

@@ -1,5 +1,5 @@
 // The receipt watcher against a real anvil, through a proxy that can slow the node's answers down.
-import { type Hex, keccak256 } from 'viem'
+import { type Hex, keccak256, numberToHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createChainClient } from '../../src/chain/chain-client.ts'
 import { ReceiptWatcher } from '../../src/relayer/receipt-watcher.ts'
@@ -56,11 +56,22 @@ describe('ReceiptWatcher', () => {
     const own = await signedTransfer(0)
     const stranger = await signedTransfer(2)
     // A waiter keeps the polls running, block by block, while both transactions are mined (one block each).
-    const polling = watcher.wait(randomHash(), 1_500)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    proxy.reset()
+    const polling = watcher.wait(randomHash(), 3_000)
+    const calls = () => proxy.requests.flat()
+    // A second poll has begun: the first has set the block the polls go on from.
+    await expect.poll(() => calls().filter((call) => call.method === 'eth_blockNumber').length).toBeGreaterThan(1)
     await rpc(chain.rpcUrl, 'eth_sendRawTransaction', [own.raw])
     await rpc(chain.rpcUrl, 'eth_sendRawTransaction', [stranger.raw])
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    const ownBlock = numberToHex((await chain.publicClient.waitForTransactionReceipt({ hash: own.hash })).blockNumber)
+    // Delivered: a poll asked for the own transaction's block, and a later poll has begun.
+    await expect
+      .poll(() => {
+        const seen = calls()
+        const asked = seen.findIndex((call) => call.method === 'eth_getBlockReceipts' && call.params[0] === ownBlock)
+        return asked >= 0 && seen.slice(asked).some((call) => call.method === 'eth_blockNumber')
+      })
+      .toBe(true)
     const asked = new Set<string>()
     proxy.intercept = (calls) => {
       for (const call of calls) if (call.method === 'eth_getTransactionReceipt') asked.add(String(call.params[0]))

@@ -22,9 +22,11 @@ import {
   forgetAnchors,
   newBody,
   nextNonceRow,
+  poolMined,
   postRelay,
   query,
   type RelayBody,
+  relayMined,
   rpc,
   timesOnChain,
 } from './relay-helpers.ts'
@@ -65,11 +67,7 @@ describe('reconciliation with the chain, the harder cases', () => {
   const db = () => t.database.handle.db
   const relayer = () => chain.account(0)
   const slot = () => slotOf(t.app.relayer, relayer().address)
-  const relayed = async (body: RelayBody) => {
-    const response = await postRelay(t.app, user.headers, body)
-    expect(response.statusCode).toBe(201)
-    return response.json().txHash as Hex
-  }
+  const relayed = (body: RelayBody) => relayMined(t.app, user.headers, body)
   const nextNonce = () => nextNonceRow(db())
   const chainNonce = (blockTag: 'latest' | 'pending' = 'latest') =>
     chain.publicClient.getTransactionCount({ address: relayer().address, blockTag })
@@ -178,12 +176,14 @@ describe('reconciliation with the chain, the harder cases', () => {
     } finally {
       proxy.intercept = undefined
     }
+    await poolMined(chain)
     expect(await onChain(body.compositeHash)).toBe(1)
 
     // Once it runs, the anchor takes the mined bump: confirmed, on chain once.
     await t.app.relayMonitor.tick()
     expect(await anchorOf(body.compositeHash)).toMatchObject({ tx_hash: bumped, status: 'confirmed' })
     await t.app.relayMonitor.tick()
+    await poolMined(chain)
     expect(await onChain(body.compositeHash)).toBe(1)
   })
 
@@ -203,13 +203,18 @@ describe('reconciliation with the chain, the harder cases', () => {
     expect((await postRelay(t.app, user.headers, behind)).statusCode).toBe(202)
     expect(Number((await anchorOf(behind.compositeHash))!.nonce)).toBe(gap + 1)
 
-    // One pass sees the key's next nonce held by nothing, the next fills it, the one after sends the filler.
-    for (let pass = 0; pass < 3; pass++) {
-      await t.app.relayMonitor.tick()
-      await new Promise((resolve) => setTimeout(resolve, 250))
-    }
-    await t.app.relayMonitor.tick()
-    expect(await anchorOf(behind.compositeHash)).toMatchObject({ status: 'confirmed' })
+    // One pass sees the key's next nonce held by nothing, the next fills it, a later one sends the filler once the
+    // relay has waited behind it (RELAY_STUCK_AFTER_MS), and the one after that finds the relay mined.
+    await expect
+      .poll(
+        async () => {
+          await t.app.relayMonitor.tick()
+          await poolMined(chain)
+          return (await anchorOf(behind.compositeHash))?.status
+        },
+        { interval: 250, timeout: 10_000 },
+      )
+      .toBe('confirmed')
     expect(await onChain(forgotten.compositeHash)).toBe(0)
     expect(await chainNonce()).toBe(gap + 2)
   })
@@ -246,6 +251,7 @@ describe('reconciliation with the chain, the harder cases', () => {
     })
     await rpc(chain.rpcUrl, 'evm_mine')
     await t.app.relayMonitor.tick()
+    await poolMined(chain)
     await t.app.relayMonitor.tick()
     const [reservation] = await query<{ status: string }>(
       db(),
@@ -265,11 +271,12 @@ describe('reconciliation with the chain, the harder cases', () => {
       // What the reconciliation does before it records: the nonce row raised to the chain's count.
       await db().execute(sql`UPDATE relayer_nonces SET next_nonce = ${await chainNonce('pending')}`)
       const transaction = await chain.publicClient.getTransaction({ hash: txHash })
+      const { blockNumber } = await chain.publicClient.getTransactionReceipt({ hash: txHash })
       const found: ChainAnchor = {
         txHash,
         compositeHash: body.compositeHash as Hex,
         previousTxHash: body.previousTxHash as Hex,
-        blockNumber: Number(transaction.blockNumber),
+        blockNumber: Number(blockNumber),
         nonce: nonceBefore,
         raw: await rpc<Hex>(chain.rpcUrl, 'eth_getRawTransactionByHash', [txHash]),
         maxFeePerGas: transaction.maxFeePerGas!,
@@ -322,6 +329,7 @@ describe('reconciliation with the chain, the harder cases', () => {
       // The reservation signed by no one: the next relay takes its kept nonce and the hash is on chain once.
       await relayed(newBody())
       await t.app.relayMonitor.tick()
+      await poolMined(chain)
       expect(await onChain(body.compositeHash)).toBe(1)
       expect(await chainNonce()).toBe(nonceBefore + 2)
     },

@@ -16,6 +16,7 @@ import {
   forgetAnchors,
   newBody,
   nextNonceRow,
+  poolMined,
   postRelay,
   query,
   type RelayBody,
@@ -115,6 +116,7 @@ describe('reconciliation with the chain after the database forgot', () => {
     })
     // The monitor finds nothing left to sign or send: the chain still holds it once.
     await t.app.relayMonitor.tick()
+    await poolMined(t.testChain)
     expect(await onChain(body.compositeHash)).toBe(1)
     expect((await postRelay(t.app, user.headers, body)).json()).toMatchObject({ txHash, status: 'confirmed' })
   })
@@ -146,6 +148,7 @@ describe('reconciliation with the chain after the database forgot', () => {
     // The monitor signs what its request left unsigned (as after a crash) once it is old enough, and sends it.
     await db().execute(sql`UPDATE anchors SET created_at = now() - interval '1 minute' WHERE id = ${moved!.id}`)
     await t.app.relayMonitor.tick()
+    await poolMined(t.testChain)
     await t.app.relayMonitor.tick()
     const sent = await anchorOf(racing.compositeHash)
     expect(sent).toMatchObject({ status: 'confirmed' })

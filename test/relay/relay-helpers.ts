@@ -31,6 +31,19 @@ export function postRelay(app: AppInstance, headers: Record<string, string>, bod
   return app.inject({ method: 'POST', url: '/api/relay', headers, payload: body as object })
 }
 
+/**
+ * A relay that is to end mined, as its txHash: a 202 (the block not made within the test's short RELAY_WAIT_MS, as on a
+ * loaded machine) is repeated, and the repeat answers once the receipt is there.
+ */
+export async function relayMined(app: AppInstance, headers: Record<string, string>, body: unknown): Promise<Hex> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const response = await postRelay(app, headers, body)
+    if (response.statusCode === 201 || response.statusCode === 200) return response.json().txHash
+    if (response.statusCode !== 202) throw new Error(`relay answered ${response.statusCode}: ${response.body}`)
+  }
+  throw new Error('relay still pending after 20 repeats')
+}
+
 export async function count(db: Database, table: 'anchors' | 'relay_transactions' | 'anchor_usage'): Promise<number> {
   const result = (await db.execute(sql.raw(`SELECT count(*) AS n FROM ${table}`))) as unknown as {
     rows: { n: unknown }[]
@@ -71,6 +84,22 @@ export async function nextNonceRow(db: Database): Promise<number> {
 
 export async function anchorRow(db: Database, compositeHash: string): Promise<Record<string, unknown> | undefined> {
   return (await query(db, sql`SELECT * FROM anchors WHERE composite_hash = ${compositeHash}`))[0]
+}
+
+/**
+ * Waits until a key's transactions in anvil's pool are mined: anvil answers a send before its automine has made the
+ * block, so what a monitor pass sent may not be on chain when the next pass, or a count of the chain, looks.
+ */
+export async function poolMined(chain: TestChain, address = chain.account(0).address): Promise<void> {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+    const [latest, pending] = await Promise.all([
+      chain.publicClient.getTransactionCount({ address }),
+      chain.publicClient.getTransactionCount({ address, blockTag: 'pending' }),
+    ])
+    if (latest === pending) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error(`transactions of ${address} still unmined after 10 s`)
 }
 
 /** How many times the chain holds the composite hash. */

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm'
 import { type Hex, parseGwei } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { newBody, postRelay, query, rpc } from './relay-helpers.ts'
+import { newBody, postRelay, query, relayMined, rpc } from './relay-helpers.ts'
 
 describe('a relayer key used outside the service', () => {
   let t: TestApp
@@ -12,10 +12,10 @@ describe('a relayer key used outside the service', () => {
 
   beforeAll(async () => {
     t = await createTestApp({
-      env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_WAIT_MS: '300', RELAY_FEE_CACHE_MS: '0' },
+      env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_WAIT_MS: '1000', RELAY_FEE_CACHE_MS: '0' },
     })
     user = await signInTestUser(t)
-    expect((await postRelay(t.app, user.headers, newBody())).statusCode).toBe(201)
+    await relayMined(t.app, user.headers, newBody())
   })
   afterAll(async () => t?.close())
 

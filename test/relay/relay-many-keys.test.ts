@@ -5,7 +5,7 @@ import { type Address, parseEther, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { anvilAccount } from '../../src/chain/anvil-accounts.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { count, expectContiguous, newBody, postRelay, query, rpc } from './relay-helpers.ts'
+import { count, expectContiguous, newBody, poolMined, postRelay, query, rpc } from './relay-helpers.ts'
 
 const KEYS = [0, 1, 2] as const
 
@@ -55,6 +55,8 @@ describe('POST /api/relay with several relayer keys', () => {
       expect(nonces.length).toBeGreaterThanOrEqual(20)
       expect(nonces[0]).toBe(startNonces[i])
       expect(expectContiguous(nonces)).toBe(true)
+      // A 202 was still in the pool.
+      await poolMined(t.testChain, address(index))
       const onChain = await t.testChain.publicClient.getTransactionCount({
         address: t.testChain.account(index).address,
       })

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { newBody, postRelay, query, rpc } from './relay-helpers.ts'
+import { newBody, poolMined, postRelay, query, rpc } from './relay-helpers.ts'
 
 const STUCK_MS = 300
 
@@ -138,6 +138,7 @@ describe('relay monitor after a reorg', () => {
 
     await t.app.relayMonitor.tick() // notices the anchor's block lost it
     await t.app.relayMonitor.tick() // re-sends the very same raw transaction
+    await poolMined(t.testChain)
     await t.app.relayMonitor.tick() // records where it was mined again
     const receipt = await t.testChain.publicClient.getTransactionReceipt({ hash: txHash })
     expect(receipt.status).toBe('success')

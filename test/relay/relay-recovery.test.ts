@@ -11,7 +11,7 @@ import { RelayerPool } from '../../src/relayer/relayer-pool.ts'
 import { signFiller } from '../../src/relayer/signing.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { captureLogs } from '../helpers/log-capture.ts'
-import { newBody, postRelay, query, randomHash, rpc } from './relay-helpers.ts'
+import { newBody, postRelay, query, randomHash, relayMined, rpc } from './relay-helpers.ts'
 
 const QUOTA = { plans: { free: 1_000 }, defaultPlan: 'free' }
 const { period } = quotaPeriod()
@@ -43,7 +43,7 @@ describe('relay monitor recovery', () => {
   beforeAll(async () => {
     t = await createTestApp({ env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_WAIT_MS: '300' } })
     user = await signInTestUser(t)
-    expect((await postRelay(t.app, user.headers, newBody())).statusCode).toBe(201)
+    await relayMined(t.app, user.headers, newBody())
   })
   afterAll(async () => t?.close())
 
@@ -122,7 +122,7 @@ describe('relay monitor recovery', () => {
       sql`SELECT nonce FROM relay_transactions WHERE anchor_id IS NULL AND status = 'signed'`,
     )
     expect(fillers.map((r) => Number(r.nonce)).sort()).toEqual([start, start + 1])
-    for (let i = 0; i < 3; i++) expect((await postRelay(t.app, user.headers, newBody())).statusCode).toBe(201)
+    for (let i = 0; i < 3; i++) await relayMined(t.app, user.headers, newBody())
     expect(await chainNonce(t)).toBe(start + 3)
     expect(
       await query(db, sql`SELECT 1 FROM relay_transactions WHERE anchor_id IS NULL AND status = 'signed'`),
