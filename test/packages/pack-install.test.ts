@@ -48,6 +48,8 @@ describe('the packed @docanchor/client and @docanchor/cli', () => {
   let inbox: SmtpInbox
   let baseUrl: string
   let project: string
+  /** The packed tarballs' names, in the project directory. */
+  let tarballs: string[]
   /** An empty home for the installed command: no stored login, no pins, no service configured. */
   let configHome: string
 
@@ -82,7 +84,7 @@ describe('the packed @docanchor/client and @docanchor/cli', () => {
       cwd: ROOT,
       env: { ...process.env, PATH },
     })
-    const tarballs = (await readdir(project)).filter((name) => name.endsWith('.tgz')).sort()
+    tarballs = (await readdir(project)).filter((name) => name.endsWith('.tgz')).sort()
     expect(tarballs).toEqual([
       expect.stringMatching(/^docanchor-cli-.*\.tgz$/),
       expect.stringMatching(/^docanchor-client-/),
@@ -141,31 +143,27 @@ describe('the packed @docanchor/client and @docanchor/cli', () => {
   it('installs globally as the CLI README says, and the `anchor` on PATH verifies that PDF', {
     timeout: 120_000,
   }, async () => {
-    const tarballs = (await readdir(project))
-      .filter((name) => name.endsWith('.tgz'))
-      .sort()
-      .reverse()
-    // The README's command, into a prefix of its own rather than the machine's global one.
-    const prefix = join(project, '.global')
-    await run(
-      'npm',
-      [
-        'install',
-        '-g',
-        '--prefix',
-        prefix,
-        '--no-audit',
-        '--no-fund',
-        '--prefer-offline',
-        ...tarballs.map((n) => `./${n}`),
-      ],
-      { cwd: project, env: { ...process.env, PATH } },
-    )
-    const verified = await run('anchor', ['verify', 'signed.pdf'], {
-      cwd: project,
-      env: { PATH: [join(prefix, 'bin'), PATH].join(delimiter), HOME: configHome, ANCHOR_URL: baseUrl },
-    })
-    expect(verified.stdout).toMatch(/Verified: the signature is valid\.\n$/)
+    // The README's command, into a prefix of its own rather than the machine's global one, and outside the project:
+    // nothing the project installed can stand in for what the global install lacks.
+    const prefix = await mkdtemp(join(tmpdir(), 'docanchor-global-'))
+    try {
+      const packed = tarballs.map((name) => join(project, name))
+      await run(
+        'npm',
+        ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', ...packed],
+        {
+          cwd: prefix,
+          env: { ...process.env, PATH },
+        },
+      )
+      const verified = await run('anchor', ['verify', join(project, 'signed.pdf')], {
+        cwd: prefix,
+        env: { PATH: [join(prefix, 'bin'), PATH].join(delimiter), HOME: configHome, ANCHOR_URL: baseUrl },
+      })
+      expect(verified.stdout).toMatch(/Verified: the signature is valid\.\n$/)
+    } finally {
+      await rm(prefix, { recursive: true, force: true })
+    }
   })
 
   it('verifies it from the chain with --rpc and --contract, and with a pinned contract, no service configured', async () => {

@@ -99,11 +99,9 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
   const settings = config.verify
   const service = app.verify
   const cacheControl = cacheControlUntil(settings.cacheTtlSeconds)
-  // A client may keep a failure as long as the service still remembers it, and no longer.
+  // A client may keep a failure as long as the service still remembers it, and no longer (one it does not: not at all).
   const failureCacheControl = cacheControlUntil(settings.notFoundTtlSeconds)
-  const failureHeaders = (error: VerifyError) => ({
-    'cache-control': failureCacheControl(error.freshUntil ?? Date.now() + settings.notFoundTtlSeconds * 1000),
-  })
+  const failureHeaders = (error: VerifyError) => ({ 'cache-control': failureCacheControl(error.freshUntil ?? 0) })
 
   // Keyed under the verify prefix, like the cache, so deployments sharing one Redis count apart. With Redis, counted in
   // memory and synced in batches: a cached answer then waits on no Redis round trip.
@@ -161,9 +159,10 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
 /**
  * `Cache-Control` for a result fresh until a time: `max-age` is the seconds of freshness the service has left for it
  * (rounded to the nearest second), not its whole lifetime, so that a cache in front (HAProxy's, a browser's) keeps a
- * result at most half a second past the moment the service itself would walk the chain again: a result taken off the chain by a reorg is gone from every
- * cache within one lifetime of its walk. HAProxy ignores an `Age` header, so the age has to be in `max-age` itself. An
- * expired result (served while the chain is down) says 0. The strings are made once.
+ * result at most half a second past the moment the service itself would walk the chain again: a result taken off the
+ * chain by a reorg is gone from every cache within one lifetime of its walk. HAProxy ignores an `Age` header, so the
+ * age has to be in `max-age` itself. An expired result (served while the chain is down) says 0. The strings are made
+ * once.
  */
 function cacheControlUntil(ttlSeconds: number): (freshUntil: number) => string {
   const values = Array.from({ length: ttlSeconds + 1 }, (_, seconds) => `public, max-age=${seconds}`)
