@@ -106,6 +106,7 @@ const PDF_ADVICE: Record<PdfError['code'], string> = {
   ERR_PDF_PASSWORD: '; give it in a file with --password-file <file> (never on the command line)',
   ERR_PDF_DAMAGED: '; a repaired copy may work (qpdf in.pdf repaired.pdf), but signatures in it will not verify',
   ERR_PDF_UNSUPPORTED: '',
+  ERR_PDF_MODIFIED: '; `anchor verify` on it shows every change (sign the version that was signed instead)',
 }
 
 async function describeFailure(error: unknown): Promise<CliError> {

@@ -18,6 +18,7 @@ const UNREADABLE: Record<PdfErrorCode, string> = {
   ERR_PDF_PASSWORD: 'This PDF opens only with a password, so this page cannot read its signatures.',
   ERR_PDF_DAMAGED: 'This PDF is damaged: its structure cannot be read.',
   ERR_PDF_UNSUPPORTED: 'This PDF is built in a way this page cannot check.',
+  ERR_PDF_MODIFIED: 'This PDF was changed after it was signed.',
 }
 
 const DOCUMENT_HASH: Record<SignatureCheck['documentHash'], string> = {

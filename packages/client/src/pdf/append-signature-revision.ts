@@ -8,6 +8,7 @@
 import { type PDF, PdfName } from '@libpdf/core'
 import QRCode from 'qrcode'
 import { type PdfSignature, writePdfMetadata } from '../formats/pdf-metadata.ts'
+import { signatureStructureProblem } from './check-pdf-signatures.ts'
 import { openWithLibrary } from './encrypted-pdf.ts'
 import {
   boxOf,
@@ -27,6 +28,7 @@ import {
   readSignedPdfForUpdate,
   type SignedPdf,
 } from './read-signed-pdf.ts'
+import { changedAfterSigning, changesAfter, signedRevisions } from './signature-changes.ts'
 import { addSignatureField } from './signature-field.ts'
 import { placeSignature } from './signature-placeholder.ts'
 
@@ -118,6 +120,34 @@ function geometryOf(pdf: PDF, pageNumber: number): PageGeometry {
 export interface PrepareOptions extends ReadSignedPdfOptions {}
 
 /**
+ * A signature added to a file whose earlier signatures no longer hold would lend its signer's name to a document
+ * nobody signed as it is shown; a file certified against any change would lose its certification.
+ */
+function refuseChangedAfterSigning(existing: SignedPdf): void {
+  const broken: string[] = []
+  for (const signed of signedRevisions(existing)) {
+    const changes = changesAfter(existing, signed)
+    if (changes.length > 0) broken.push(changedAfterSigning(signed, changes, signed.signer))
+  }
+  for (const { revision, problem } of existing.structureProblems)
+    broken.push(`revision ${revision} is ambiguous: ${problem}`)
+  for (const field of existing.pdfSignatures) {
+    const problem = signatureStructureProblem(existing, field)
+    if (problem) broken.push(`the PDF signature of revision ${field.revision} is broken: ${problem}`)
+  }
+  if (broken.length > 0) {
+    throw new PdfError('ERR_PDF_MODIFIED', `the PDF was changed after it was signed: ${broken.join('; ')}`)
+  }
+  if (existing.certification?.permissions === 1) {
+    throw new PdfError(
+      'ERR_PDF_MODIFIED',
+      'the PDF is certified by its author with no changes allowed (DocMDP P=1): any signature added to it would ' +
+        'break that certification',
+    )
+  }
+}
+
+/**
  * Checks that a signature revision can be appended to `bytes` at `placement`, before anything irreversible (the
  * anchor transaction) happens. Throws `PdfError` for files that are not PDFs, encrypted, damaged or unsupported,
  * and for a page that does not exist.
@@ -128,6 +158,9 @@ export async function prepareSignatureRevision(
   options: PrepareOptions = {},
 ): Promise<PreparedSignatureRevision> {
   const { pdf: existing, view } = await readSignedPdfForUpdate(bytes, options)
+  refuseChangedAfterSigning(existing)
+  // The document's first signature certifies it: readers then hold later revisions to form filling and signing.
+  const certify = existing.pdfSignatures.length === 0 && existing.certification === null
   const latest = existing.revisions.findLast((revision) => revision.metadata !== null)
   const signatures = latest?.metadata?.signatures ?? []
   const probe = await loadForUpdate(view, options.password)
@@ -173,6 +206,7 @@ export async function prepareSignatureRevision(
         signerName: input.signerName,
         reason: input.reason,
         time: input.time,
+        certify,
       })
       const metadataRef = pdf.createStream({ Type: PdfName.of(METADATA_STREAM_TYPE) }, new TextEncoder().encode(json))
       pdf.getCatalog().set(METADATA_CATALOG_KEY, metadataRef)

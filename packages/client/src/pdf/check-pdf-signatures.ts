@@ -2,6 +2,7 @@
 // made it, but for its own /Contents; its CMS signs those bytes (cms/cms-signature.ts); its certificate chains to a
 // trusted root; its timestamp token, when it has one, verifies. The same code for the service's signatures and for
 // any other product's, so that none is silently ignored.
+import { fromBER } from 'asn1js'
 import type { Certificate } from 'pkijs'
 import { chainTrust } from './cms/certificate-trust.ts'
 import { checkCmsSignature } from './cms/cms-signature.ts'
@@ -66,9 +67,11 @@ export async function checkPdfSignature(
   }
   const range = signedRange(pdf, field)
   if (typeof range === 'string') return failed(range)
-  if (!field.contents) return failed('it has no /Contents')
+  const structureProblem = contentsProblem(field)
+  if (structureProblem) return failed(structureProblem)
+  const contents = field.contents!
   if (kind === DOCUMENT_TIMESTAMP) {
-    const token = await checkTimestampToken(field.contents, range, roots)
+    const token = await checkTimestampToken(contents, range, roots)
     return {
       ...base,
       status: token.valid ? 'valid' : 'invalid',
@@ -81,7 +84,7 @@ export async function checkPdfSignature(
       problems: token.problems,
     }
   }
-  const cms = await checkCmsSignature(field.contents, range, roots)
+  const cms = await checkCmsSignature(contents, range, roots)
   const { timestamp } = cms
   const made = cms.signer?.certificate
   return {
@@ -105,6 +108,28 @@ export async function checkPdfSignature(
 }
 
 /**
+ * What makes a signature's structure wrong before any cryptography is checked: a /ByteRange that is not exactly the
+ * revision but its own /Contents, a /Contents that is not one signature, a field that gained it later. Null when
+ * there is nothing wrong (or it is of a kind this checker does not read).
+ */
+export function signatureStructureProblem(pdf: SignedPdf, field: PdfSignatureField): string | null {
+  const kind = field.subFilter ?? ''
+  if (!CMS_KINDS.has(kind) && kind !== DOCUMENT_TIMESTAMP) return null
+  const range = signedRange(pdf, field)
+  return typeof range === 'string' ? range : contentsProblem(field)
+}
+
+function contentsProblem(field: PdfSignatureField): string | null {
+  if (!field.contents) return 'it has no /Contents'
+  const problem = onlySignatureIn(field.contents)
+  if (problem) return problem
+  if (!field.madeInItsRevision) {
+    return `its field points at it only in a later revision than the one that made it (revision ${field.revision})`
+  }
+  return null
+}
+
+/**
  * The bytes the signature's /ByteRange names, concatenated; a problem when the range is not [0 a b c] around its
  * own /Contents, or does not reach the end of the revision that made the signature (which would leave bytes of that
  * revision unsigned).
@@ -118,8 +143,13 @@ function signedRange(pdf: SignedPdf, field: PdfSignatureField): Uint8Array | str
   if (start !== 0 || firstLength <= 0 || second <= firstLength || secondLength < 0 || end > bytes.length) {
     return 'its /ByteRange does not describe this file'
   }
-  if (bytes[firstLength] !== 0x3c || bytes[second - 1] !== 0x3e) {
+  if (bytes[firstLength] !== 0x3c || bytes[second - 1] !== 0x3e || !isHex(bytes, firstLength + 1, second - 1)) {
     return 'its /ByteRange leaves out more than its own /Contents'
+  }
+  const span = field.dictionarySpan
+  if (!span) return 'its signature dictionary is not an object of its own, so no /ByteRange can leave out its /Contents'
+  if (firstLength <= span[0] || second > span[1]) {
+    return 'its /ByteRange leaves out bytes outside its own signature dictionary'
   }
   const revisionEnd = pdf.revisions[field.revision]?.end ?? bytes.length
   // The revision's end includes the end-of-line after %%EOF, which some signers leave outside the range.
@@ -130,6 +160,38 @@ function signedRange(pdf: SignedPdf, field: PdfSignatureField): Uint8Array | str
   signed.set(bytes.subarray(0, firstLength))
   signed.set(bytes.subarray(second, end), firstLength)
   return signed
+}
+
+/** Bytes `from` to `to` are hex digits, as a /Contents string written to be left out of a /ByteRange is. */
+function isHex(bytes: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const byte = bytes[i]!
+    const digit = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+    if (!digit) return false
+  }
+  return true
+}
+
+/**
+ * /Contents holds one DER structure (the CMS or the timestamp token) and zero padding after it, nothing else: bytes
+ * past the structure would be signed by nobody, and an empty one is no signature (universal signature forgery).
+ */
+function onlySignatureIn(contents: Uint8Array): string | null {
+  if (contents.length === 0 || contents.every((byte) => byte === 0)) return 'its /Contents is empty'
+  const length = derLength(contents)
+  if (length === null || length > contents.length) return 'its /Contents is not a signature (not DER or BER)'
+  for (let i = length; i < contents.length; i++) {
+    if (contents[i] !== 0) return 'its /Contents holds more than its signature'
+  }
+  return null
+}
+
+/** The length of the (BER) SEQUENCE at the start of `bytes`, header included; null when it is not one. */
+function derLength(bytes: Uint8Array): number | null {
+  if (bytes[0] !== 0x30) return null
+  // Indefinite lengths (poppler writes them) end only where their contents do: asn1js reads them.
+  const { offset, result } = fromBER(bytes)
+  return offset < 0 || result.error ? null : offset
 }
 
 /**

@@ -14,6 +14,8 @@ import { parseQrUrl } from '../formats/qr-url.ts'
 import { checkPdfSignature, type PdfSignatureCheck } from './check-pdf-signatures.ts'
 import { certificateOf } from './cms/der.ts'
 import { latestMetadata, readSignedPdf, type SignedPdf, type SignedPdfRevision } from './read-signed-pdf.ts'
+import type { RevisionChange, RevisionNote } from './revision-changes.ts'
+import { changedAfterSigning, changesAfter, describeChanges } from './signature-changes.ts'
 
 /** What the check needs to know about an anchor: the fields of a `GET /api/verify/:txHash` answer. */
 export interface AnchorRecord {
@@ -67,6 +69,11 @@ export interface SignatureCheck {
   identity: IdentityDecision | null
   /** The PDF signature its revision carries; null for signatures made before those existed (QR code as content). */
   pdfSignature: PdfSignatureCheck | null
+  /**
+   * What its own revision (when made with a PDF signature) and every later one changed that a later revision may not
+   * change (revision-changes.ts): when there is any, what the file shows is not what was signed.
+   */
+  changes: RevisionChange[]
   valid: boolean
   /** Every reason it is not valid, in words. */
   problems: string[]
@@ -81,6 +88,8 @@ export interface PdfCheckResult {
   unsignedBytes: { start: number; length: number; revisions: number } | null
   /** PDF signatures no anchored signature made: another product's, each checked all the same. */
   otherSignatures: PdfSignatureCheck[]
+  /** Changes after the first signature that alter nothing shown (document information, XMP metadata). */
+  notes: RevisionNote[]
   /** Problems of the document as a whole (no signatures, unreadable metadata, unsigned bytes, broken signatures). */
   problems: string[]
 }
@@ -144,6 +153,7 @@ async function checkSignature(
     anchorRecord: null,
     identity: null,
     pdfSignature: null,
+    changes: [],
     valid: false,
     problems,
   }
@@ -329,6 +339,7 @@ export async function checkSignedPdf(
       }
     }
   }
+  judgeChanges(pdf, checks, otherSignatures, problems)
   for (const check of checks) check.valid = check.problems.length === 0
 
   let unsignedBytes: PdfCheckResult['unsignedBytes'] = null
@@ -337,10 +348,15 @@ export async function checkSignedPdf(
   if (signatures.length > 0 && signedEnd < pdf.bytes.length) {
     const laterRevisions = pdf.revisions.filter((revision) => revision.start >= signedEnd).length
     unsignedBytes = { start: signedEnd, length: pdf.bytes.length - signedEnd, revisions: laterRevisions }
-    problems.push(
-      `${unsignedBytes.length} bytes were added after the last signature` +
-        (laterRevisions > 0 ? ` (${laterRevisions} unsigned revision${laterRevisions > 1 ? 's' : ''})` : ''),
-    )
+    // Later revisions that only add what may follow a signature (validation data, document timestamps, other
+    // signatures) change nothing shown; anything else, or bytes outside any revision, is reported.
+    const changedLater = pdf.changes.some((change) => change.revision > (lastRevision ?? 0))
+    if (changedLater || pdf.trailingBytes > 0) {
+      problems.push(
+        `${unsignedBytes.length} bytes were added after the last signature` +
+          (laterRevisions > 0 ? ` (${laterRevisions} unsigned revision${laterRevisions > 1 ? 's' : ''})` : ''),
+      )
+    }
   }
   return {
     valid: problems.length === 0 && checks.every((check) => check.valid),
@@ -348,7 +364,52 @@ export async function checkSignedPdf(
     revisions: pdf.revisions.map(({ metadata: _, ...revision }) => revision),
     unsignedBytes,
     otherSignatures,
+    notes: pdf.notes,
     problems,
+  }
+}
+
+/**
+ * A signature followed by a change is not valid, whoever made it: what it signed is intact, but not what a reader
+ * shows. The structure of the revisions must be unambiguous, and a certification's permissions kept.
+ */
+function judgeChanges(
+  pdf: SignedPdf,
+  checks: SignatureCheck[],
+  otherSignatures: PdfSignatureCheck[],
+  problems: string[],
+): void {
+  const structure = pdf.structureProblems.map(
+    ({ revision, problem }) => `revision ${revision} is ambiguous: ${problem}, so readers may show different documents`,
+  )
+  for (const check of checks) {
+    if (check.revision === null || check.revision === 0) continue
+    const signed = { revision: check.revision, ownRevisionCounts: check.pdfSignature !== null }
+    check.changes = changesAfter(pdf, signed)
+    if (check.changes.length > 0) {
+      check.problems.push(changedAfterSigning(signed, check.changes, check.signature.signer_name))
+    }
+    check.problems.push(...structure)
+  }
+  if (checks.length === 0) problems.push(...structure)
+  for (const other of otherSignatures) {
+    const changes = changesAfter(pdf, { revision: other.revision, ownRevisionCounts: false })
+    if (changes.length === 0) continue
+    problems.push(
+      `another product's PDF signature${fieldName(other)} is intact, but ${describeChanges(changes)} afterwards: ` +
+        'what you see is not what it signed',
+    )
+  }
+  const certification = pdf.certification
+  if (certification?.permissions === 1) {
+    const later = pdf.pdfSignatures.filter(
+      (field) => field.revision > certification.revision && field.subFilter !== 'ETSI.RFC3161',
+    )
+    if (later.length > 0) {
+      problems.push(
+        `the document was certified with no changes allowed, but revision ${later[0]!.revision} signed it again`,
+      )
+    }
   }
 }
 

@@ -9,6 +9,13 @@ export interface OpenedPdf {
   document: PDF
   /** The raw (decrypted, still encoded) data of a stream object; undefined when the object is not a stream. */
   streamData(num: number, gen: number): Uint8Array | undefined
+  /**
+   * A string of object `num` as written (encrypted with that object's key) in clear. AES encrypts with a fresh IV
+   * each time, so an object written again unchanged holds other bytes: only its clear text can be compared.
+   */
+  decryptString(bytes: Uint8Array, num: number, gen: number): Uint8Array
+  /** Likewise for a stream's raw data (a stream written again unchanged holds other bytes too). */
+  decryptStream(bytes: Uint8Array, num: number, gen: number): Uint8Array
 }
 
 /** Opens `view` (library-view.ts) with the user password, empty unless given. */
@@ -33,5 +40,13 @@ export async function openWithLibrary(view: Uint8Array, password: string | undef
       const object = document.getObject(LibraryRef.of(num, gen))
       return object?.type === 'stream' ? (object as PdfStream).data : undefined
     },
+    decryptString: (bytes, num, gen) => securityHandler(document).decryptString(bytes, num, gen),
+    decryptStream: (bytes, num, gen) => securityHandler(document).decryptStream(bytes, num, gen),
   }
+}
+
+function securityHandler(document: PDF) {
+  const handler = document.context.info.securityHandler
+  if (!handler) throw damaged('its encryption cannot be read')
+  return handler
 }

@@ -10,6 +10,11 @@ export type PdfErrorCode =
   | 'ERR_PDF_DAMAGED'
   /** A well-formed PDF this tool cannot read or append a revision to (unknown filter, no such page, ...). */
   | 'ERR_PDF_UNSUPPORTED'
+  /**
+   * A signed PDF changed after a signature in a way a later revision may not (or is built ambiguously), or is
+   * certified against any change: a signature added to it would vouch for a document whose signatures do not hold.
+   */
+  | 'ERR_PDF_MODIFIED'
 
 export class PdfError extends Error {
   readonly code: PdfErrorCode

@@ -40,6 +40,11 @@ export interface PdfStructure {
   /** The trailer's /Encrypt, when the file is encrypted (its streams then need the document's key). */
   encrypt: PdfValue | undefined
   budget: ReadBudget
+  /**
+   * Objects read at a byte offset whose stream length is direct, shared by the resolvers of every revision: comparing
+   * revisions reads most objects once for each.
+   */
+  parsed: Map<number, IndirectObject>
 }
 
 const ascii = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0))
@@ -152,7 +157,7 @@ export async function readPdfStructure(bytes: Uint8Array): Promise<PdfStructure>
     })
     start = end
   }
-  return { bytes, revisions, sections: chain, encrypt, budget }
+  return { bytes, revisions, sections: chain, encrypt, budget, parsed: new Map() }
 }
 
 /** Resolves objects as they were when a given revision was written: its own entries first, then older ones. */
@@ -222,8 +227,18 @@ export class RevisionResolver {
     return { dict: stream.dict, data }
   }
 
-  private readAt(offset: number): Promise<IndirectObject> {
-    return readIndirectObject(this.structure.bytes, offset, (length) => this.integer(length))
+  private async readAt(offset: number): Promise<IndirectObject> {
+    const { parsed } = this.structure
+    const known = parsed.get(offset)
+    if (known) return known
+    // An indirect /Length is read as this revision has it, so only an object without one is the same in every revision.
+    let lengthIsDirect = true
+    const object = await readIndirectObject(this.structure.bytes, offset, (length) => {
+      lengthIsDirect = false
+      return this.integer(length)
+    })
+    if (lengthIsDirect) parsed.set(offset, object)
+    return object
   }
 
   /**

@@ -3,12 +3,15 @@
 
 import { FormatError, InvalidMetadataError } from '../formats/errors.ts'
 import { type PdfMetadata, readPdfMetadata } from '../formats/pdf-metadata.ts'
+import { type Certification, readCertification } from './certification.ts'
 import { type OpenedPdf, openWithLibrary } from './encrypted-pdf.ts'
 import { libraryView } from './library-view.ts'
 import { damaged, PdfError } from './pdf-errors.ts'
 import { isDict, type PdfRevision, type PdfStructure, RevisionResolver, readPdfStructure } from './pdf-revisions.ts'
 import { PdfRef } from './pdf-syntax.ts'
 import { MAX_METADATA_BYTES, MAX_PDF_BYTES } from './read-budget.ts'
+import { findRevisionChanges, type RevisionChange, type RevisionNote } from './revision-changes.ts'
+import { findStructureProblems, type StructureProblem } from './revision-structure.ts'
 import { type PdfSignatureField, readSignatureFields } from './signature-fields.ts'
 import { decodeStream } from './stream-filters.ts'
 
@@ -43,6 +46,17 @@ export interface SignedPdf {
   encrypted: boolean
   /** Every PDF signature in the file (signature fields with a value), ours and other products'. */
   pdfSignatures: PdfSignatureField[]
+  /**
+   * What each revision from the first signed one on changed that a later revision may not change after a signature
+   * (revision-changes.ts), each against the revision before it; empty for a file without signatures.
+   */
+  changes: RevisionChange[]
+  /** Changes that alter nothing shown (document information, XMP metadata), from the same revisions. */
+  notes: RevisionNote[]
+  /** Ambiguities in the structure of those revisions (revision-structure.ts). */
+  structureProblems: StructureProblem[]
+  /** The document's certification signature, when it has one. */
+  certification: Certification | null
 }
 
 export interface ReadSignedPdfOptions {
@@ -115,8 +129,27 @@ export async function readSignedPdfForUpdate(
   }
   const last = revisions[revisions.length - 1]!
   const pdfSignatures = await readSignatureFields(structure, opened?.streamData)
+  // A signing revision is judged too, against the one before it: what it adds is what its signer vouches for.
+  const firstSigned = Math.min(
+    ...revisions.filter((revision) => revision.metadata !== null).map((revision) => revision.index),
+    ...pdfSignatures.map((field) => field.revision + 1),
+  )
+  const signed = Number.isFinite(firstSigned)
+  const { changes, notes } = signed
+    ? await findRevisionChanges(structure, firstSigned, opened)
+    : { changes: [], notes: [] }
   return {
-    pdf: { bytes, revisions, trailingBytes: bytes.length - last.end, encrypted: opened !== undefined, pdfSignatures },
+    pdf: {
+      bytes,
+      revisions,
+      trailingBytes: bytes.length - last.end,
+      encrypted: opened !== undefined,
+      pdfSignatures,
+      changes,
+      notes,
+      structureProblems: signed ? await findStructureProblems(structure, 1) : [],
+      certification: await readCertification(structure, opened?.streamData),
+    },
     view,
   }
 }

@@ -19,7 +19,15 @@ export interface SignatureFieldInput {
   reason: string
   /** /M: the signing time the payload states. */
   time: Date
+  /**
+   * Make it the document's certification signature (DocMDP, P=2: form filling and signing allowed), so that readers
+   * hold every later revision to the changes our own checker allows. Only a document's first signature may.
+   */
+  certify?: boolean
 }
+
+/** DocMDP permissions: form filling, page templates and signing; nothing else (ISO 32000-1, table 254). */
+const CERTIFIED_PERMISSIONS = 2
 
 /** Print (4) and Locked (128): shown on paper, and not to be moved or deleted by a reader's user. */
 const WIDGET_FLAGS = 132
@@ -63,7 +71,21 @@ export function addSignatureField(pdf: PDF, input: SignatureFieldInput): void {
     M: PdfString.fromString(pdfDate(input.time)),
     Name: PdfString.fromString(input.signerName),
     Reason: PdfString.fromString(input.reason),
+    ...(input.certify && {
+      Reference: new PdfArray([
+        PdfDict.of({
+          Type: PdfName.of('SigRef'),
+          TransformMethod: PdfName.of('DocMDP'),
+          TransformParams: PdfDict.of({
+            Type: PdfName.of('TransformParams'),
+            P: PdfNumber.of(CERTIFIED_PERMISSIONS),
+            V: PdfName.of('1.2'),
+          }),
+        }),
+      ]),
+    }),
   })
+  if (input.certify) pdf.getCatalog().set('Perms', PdfDict.of({ DocMDP: signature }))
   const fields = formFields(pdf)
   const widget = pdf.createDict({
     Type: PdfName.of('Annot'),

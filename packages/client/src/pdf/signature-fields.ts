@@ -16,6 +16,17 @@ export interface PdfSignatureField {
   byteRange: number[] | null
   /** /Contents: the CMS, as the file holds it (zero padding included); null when it is not a string. */
   contents: Uint8Array | null
+  /**
+   * Where the signature dictionary's object lies in the file, [start, end); null when it is not an object of its own
+   * at a byte offset (a direct value, or an object compressed in an object stream, whose /Contents no /ByteRange can
+   * leave out).
+   */
+  dictionarySpan: [number, number] | null
+  /**
+   * Whether the field, as its own revision has it, already points at this signature dictionary: a later revision
+   * that points a field at an older signature makes a signature appear where none was made.
+   */
+  madeInItsRevision: boolean
 }
 
 /** Forms with more fields than this, or nested deeper, are not real forms. */
@@ -60,12 +71,15 @@ export async function readSignatureFields(
     const signature = await resolver.resolve(valueRef)
     if (!isDict(signature)) continue
     const definedBy = valueRef instanceof PdfRef ? valueRef : value instanceof PdfRef ? value : undefined
+    const revision = definedBy ? (resolver.entryOf(definedBy.num)?.revision ?? newest) : newest
     const byteRange = signature.get('ByteRange')
     const contents = signature.get('Contents')
     const name = field.get('T')
     found.push({
       name: !encrypted && name instanceof PdfString ? textString(name.bytes) : null,
-      revision: definedBy ? (resolver.entryOf(definedBy.num)?.revision ?? newest) : newest,
+      revision,
+      dictionarySpan: valueRef instanceof PdfRef ? await spanOf(resolver, valueRef) : null,
+      madeInItsRevision: await fieldPointsAt(structure, revision, value, valueRef, decrypted),
       subFilter: nameOf(signature.get('SubFilter')) ?? null,
       byteRange:
         Array.isArray(byteRange) && byteRange.length === 4 && byteRange.every(Number.isInteger)
@@ -75,6 +89,31 @@ export async function readSignatureFields(
     })
   }
   return found
+}
+
+async function spanOf(resolver: RevisionResolver, ref: PdfRef): Promise<[number, number] | null> {
+  const found = resolver.entryOf(ref.num)
+  if (found?.entry.type !== 'offset') return null
+  const object = await resolver.object(ref)
+  return object ? [found.entry.offset, object.end] : null
+}
+
+/** The field as `revision` has it names the same signature dictionary as the newest revision does. */
+async function fieldPointsAt(
+  structure: PdfStructure,
+  revision: number,
+  field: PdfValue,
+  valueRef: PdfValue,
+  decrypted?: (num: number, gen: number) => Uint8Array | undefined,
+): Promise<boolean> {
+  // A field that is a direct value is written anew with its parent, so the value only counts where it is defined.
+  if (!(field instanceof PdfRef)) return true
+  const then = await new RevisionResolver(structure, revision, decrypted).resolve(field)
+  if (!isDict(then)) return false
+  const value = then.get('V')
+  return valueRef instanceof PdfRef
+    ? value instanceof PdfRef && value.num === valueRef.num && value.gen === valueRef.gen
+    : value !== undefined
 }
 
 function nameOf(value: PdfValue | undefined): string | undefined {

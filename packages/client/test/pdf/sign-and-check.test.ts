@@ -246,12 +246,18 @@ describe('signPdf and checkSignedPdf', () => {
       expect(result.valid).toBe(false)
     })
 
-    it('an unsigned incremental update after the last signature is reported as such', async () => {
+    it('an unsigned incremental update after the last signature is reported as such, and what it changed', async () => {
       const pdf = await PDF.load(signed)
       pdf.getCatalog().set('Lang', PdfString.fromString('en'))
       const updated = await pdf.save({ incremental: true })
       const result = await checkSignedPdf(updated, { verify: anchors.verify })
-      expect(result.signatures.every((s) => s.valid)).toBe(true)
+      expect(result.signatures.map((s) => s.valid)).toEqual([false, false, false])
+      expect(result.signatures[2]!.problems).toEqual([
+        'signed revision 3 is intact, but revision 4 changed the document catalog’s /Lang afterwards: what you see is not what Alan Turing signed',
+      ])
+      expect(result.signatures[2]!.changes).toEqual([
+        { revision: 4, kind: 'catalog', pages: [], what: 'the document catalog’s /Lang' },
+      ])
       expect(result.unsignedBytes).toMatchObject({ start: signed.length, revisions: 1 })
       expect(result.problems[0]).toMatch(/bytes were added after the last signature \(1 unsigned revision\)/)
       expect(result.valid).toBe(false)
