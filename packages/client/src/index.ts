@@ -129,6 +129,7 @@ export {
   type StampPlacement,
   type StampRect,
 } from './pdf/append-signature-revision.ts'
+export type { Certification } from './pdf/certification.ts'
 export type { PdfSignatureCheck } from './pdf/check-pdf-signatures.ts'
 export {
   type AnchorRecord,
@@ -160,6 +161,8 @@ export {
   type SignedPdf,
   type SignedPdfRevision,
 } from './pdf/read-signed-pdf.ts'
+export type { ChangeKind, RevisionChange, RevisionNote } from './pdf/revision-changes.ts'
+export type { StructureProblem } from './pdf/revision-structure.ts'
 export {
   type AnchorRequest,
   type PdfSignatureRequest,

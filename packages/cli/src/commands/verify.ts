@@ -16,6 +16,7 @@ import {
   parseQrUrl,
   pemCertificates,
   readSignedPdf,
+  type SignatureCheck,
 } from '@docanchor/client'
 import type { Address } from 'viem'
 import type { Claims, Lookup } from '../chain-source.ts'
@@ -47,6 +48,14 @@ function identityLine(identity: IdentityDecision | null): string {
     ? ` (anchored by an account signed in with ${attestation.trust}${attestation.verified ? '' : ', unverified'})`
     : ''
   return `identity ${IDENTITY_WORDS[identity.state]}${account}`
+}
+
+/** Whether what a reader shows is what was signed: the file's later revisions changed nothing shown, or what. */
+function shownLine(check: SignatureCheck): string {
+  if (check.changes.length === 0) return 'what you see is what was signed: nothing shown changed afterwards'
+  const pages = [...new Set(check.changes.flatMap((change) => change.pages))].sort((a, b) => a - b)
+  const where = pages.length > 0 ? ` (page${pages.length > 1 ? 's' : ''} ${pages.join(', ')})` : ''
+  return `what you see is NOT what was signed: the document changed afterwards${where}`
 }
 
 const NOT_ATTESTED = 'Name, company and position are as the signer stated them: no one attests them.'
@@ -94,7 +103,11 @@ function describe(result: PdfCheckResult, file: string, trusted: TrustedContract
     if (check.signedBytes !== null)
       out.push(`          covers bytes 0-${check.signedBytes} (revision ${check.revision})`)
     out.push(`          ${ownPdfSignatureLine(check.pdfSignature)}`)
+    if (check.documentHash === 'match') out.push(`          ${shownLine(check)}`)
     for (const problem of check.problems) out.push(`          - ${problem}`)
+  }
+  for (const note of result.notes) {
+    out.push(`  note: revision ${note.revision} changed ${note.what}, which changes nothing a reader shows`)
   }
   if (result.otherSignatures.length > 0) out.push(`  Other products' PDF signatures:`)
   for (const other of result.otherSignatures) out.push(`    ${otherSignatureLine(other)}`)
@@ -168,6 +181,8 @@ async function verifyQrUrl(
       lines.push(`  ${NOT_ATTESTED}`)
     }
     for (const problem of problems) lines.push(`  - ${problem}`)
+    // The chain holds the anchor; only the file shows whether what it shows is what was signed.
+    if (valid) lines.push('  Whether a PDF shows what was signed, only the PDF can tell: anchor verify <file.pdf>.')
     lines.push(valid ? 'Verified: the anchor and its payload match.' : 'NOT VERIFIED.')
     writeLines(context.io.stdout, lines)
   }
@@ -277,8 +292,10 @@ export const runVerify: CliRun = async (argv, context) => {
         checks: { documentHash: check.documentHash, anchor: check.anchor, payload: check.payload },
         anchoredAt: check.anchorRecord?.timestamp ?? null,
         pdfSignature: check.pdfSignature,
+        changesAfterSigning: check.changes,
         problems: check.problems,
       })),
+      notes: result.notes,
       otherSignatures: result.otherSignatures,
       revisions: result.revisions,
       unsignedBytes: result.unsignedBytes,

@@ -1,0 +1,82 @@
+// `anchor verify` and `anchor sign` on files an attacker changed after Alice signed them through the service on
+// anvil: every attack of the client package's attacks.ts fails verification (exit 1) with its message and "what you
+// see is NOT what was signed", and `anchor sign` refuses it (exit 2) before anything is anchored; a countersignature
+// keeps both signatures valid.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, signInTestUser, type TestApp } from '../../../test/helpers/app.ts'
+import { query } from '../../../test/relay/relay-helpers.ts'
+import { ATTACKS, attackableOriginal } from '../../client/test/pdf/attacks.ts'
+import { runAnchor } from './helpers/run-anchor.ts'
+
+let t: TestApp
+let url: string
+let dir: string
+let alice: string
+let carol: string
+let signed: Uint8Array
+
+const anchor = (argv: string[], token: string) =>
+  runAnchor(argv, { XDG_CONFIG_HOME: join(dir, 'config'), ANCHOR_URL: url, ANCHOR_TOKEN: token })
+
+async function anchorCount(): Promise<number> {
+  return Number(((await query(t.database.handle.db, sql`SELECT count(*) AS n FROM anchors`))[0] as { n: unknown }).n)
+}
+
+beforeAll(async () => {
+  t = await createTestApp()
+  url = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  dir = await mkdtemp(join(tmpdir(), 'anchor-changes-'))
+  alice = (await signInTestUser(t, 'alice@example.com')).token
+  carol = (await signInTestUser(t, 'carol@example.com')).token
+  await writeFile(join(dir, 'contract.pdf'), await attackableOriginal())
+  const run = await anchor(['sign', join(dir, 'contract.pdf'), '-o', join(dir, 'signed.pdf'), '--name', 'Alice'], alice)
+  expect(run.code).toBe(0)
+  signed = new Uint8Array(await readFile(join(dir, 'signed.pdf')))
+}, 120_000)
+
+afterAll(async () => {
+  await t?.close()
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+
+describe('anchor verify', () => {
+  it('says what you see is what was signed, and again after a countersignature', async () => {
+    const first = await anchor(['verify', join(dir, 'signed.pdf')], carol)
+    expect(first.stdout).toContain('what you see is what was signed: nothing shown changed afterwards')
+    expect(first.code).toBe(0)
+    const counter = join(dir, 'countersigned.pdf')
+    expect((await anchor(['sign', join(dir, 'signed.pdf'), '-o', counter, '--name', 'Carol'], carol)).code).toBe(0)
+    const second = await anchor(['verify', counter], carol)
+    expect(second.stdout.match(/what you see is what was signed/g)).toHaveLength(2)
+    expect(second.stdout).toContain('Verified: all 2 signatures are valid.')
+    expect(second.code).toBe(0)
+  })
+})
+
+describe.each(ATTACKS)('$name', (attack) => {
+  let file: string
+  beforeAll(async () => {
+    file = join(dir, `${attack.name.replace(/\W+/g, '-')}.pdf`)
+    await writeFile(file, await attack.make(signed))
+  })
+
+  it('fails `anchor verify` with its message (exit 1)', async () => {
+    const run = await anchor(['verify', file], carol)
+    expect(run.stdout).toMatch(/INVALID 1\. Alice <alice@example\.com>/)
+    expect(run.stdout).toMatch(attack.message)
+    expect(run.stdout).toContain('NOT VERIFIED.')
+    expect(run.code).toBe(1)
+  })
+
+  it('is refused by `anchor sign` (exit 2) before anything is anchored', async () => {
+    const before = await anchorCount()
+    const run = await anchor(['sign', file, '-o', join(dir, 'countersigned-attack.pdf'), '--name', 'Carol'], carol)
+    expect(run.stderr).toMatch(/changed after it was signed|damaged/)
+    expect(run.code).toBe(2)
+    expect(await anchorCount()).toBe(before)
+  })
+})
