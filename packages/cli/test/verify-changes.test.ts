@@ -1,7 +1,7 @@
 // `anchor verify` and `anchor sign` on files an attacker changed after Alice signed them through the service on
-// anvil: every attack of the client package's attacks.ts fails verification (exit 1) with its message and "what you
-// see is NOT what was signed", and `anchor sign` refuses it (exit 2) before anything is anchored; a countersignature
-// keeps both signatures valid.
+// anvil: every attack of the client package's attacks.ts fails verification (exit 1) with its message, before and
+// after another product countersigns it, and `anchor sign` refuses it (exit 2) before anything is anchored; a
+// countersignature of ours keeps both signatures valid.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, signInTestUser, type TestApp } from '../../../test/helpers/app.ts'
 import { query } from '../../../test/relay/relay-helpers.ts'
 import { ATTACKS, attackableOriginal } from '../../client/test/pdf/attacks.ts'
+import { signedByPoppler } from '../../client/test/pdf/other-signers.ts'
 import { runAnchor } from './helpers/run-anchor.ts'
 
 let t: TestApp
@@ -57,6 +58,20 @@ describe('anchor verify', () => {
   })
 })
 
+describe('anchor verify of content added after Alice signed', () => {
+  it('says in its own line that what you see is not what was signed, and where; --json lists the changes', async () => {
+    const file = join(dir, 'content-added.pdf')
+    await writeFile(file, await ATTACKS[0]!.make(signed))
+    const text = await anchor(['verify', file], carol)
+    expect(text.stdout).toContain('what you see is NOT what was signed: the document changed afterwards (page 1)')
+    const json = JSON.parse((await anchor(['verify', file, '--json'], carol)).stdout)
+    expect(json.signatures[0].changesAfterSigning.map((change: { kind: string }) => change.kind)).toEqual([
+      'resources',
+      'content',
+    ])
+  })
+})
+
 describe.each(ATTACKS)('$name', (attack) => {
   let file: string
   beforeAll(async () => {
@@ -68,7 +83,17 @@ describe.each(ATTACKS)('$name', (attack) => {
     const run = await anchor(['verify', file], carol)
     expect(run.stdout).toMatch(/INVALID 1\. Alice <alice@example\.com>/)
     expect(run.stdout).toMatch(attack.message)
+    expect(run.stdout).not.toContain('what you see is what was signed')
     expect(run.stdout).toContain('NOT VERIFIED.')
+    expect(run.code).toBe(1)
+  })
+
+  it('still fails `anchor verify` after another product countersigns it', async () => {
+    const countersigned = join(dir, 'countersigned-by-poppler.pdf')
+    await writeFile(countersigned, await signedByPoppler(new Uint8Array(await readFile(file))))
+    const run = await anchor(['verify', countersigned], carol)
+    expect(run.stdout).toMatch(/INVALID 1\. Alice <alice@example\.com>/)
+    expect(run.stdout).toMatch(attack.message)
     expect(run.code).toBe(1)
   })
 

@@ -51,8 +51,10 @@ function identityLine(identity: IdentityDecision | null): string {
 }
 
 /** Whether what a reader shows is what was signed: the file's later revisions changed nothing shown, or what. */
-function shownLine(check: SignatureCheck): string {
-  if (check.changes.length === 0) return 'what you see is what was signed: nothing shown changed afterwards'
+function shownLine(check: SignatureCheck): string | null {
+  if (check.changes.length === 0) {
+    return check.valid ? 'what you see is what was signed: nothing shown changed afterwards' : null
+  }
   const pages = [...new Set(check.changes.flatMap((change) => change.pages))].sort((a, b) => a - b)
   const where = pages.length > 0 ? ` (page${pages.length > 1 ? 's' : ''} ${pages.join(', ')})` : ''
   return `what you see is NOT what was signed: the document changed afterwards${where}`
@@ -103,7 +105,8 @@ function describe(result: PdfCheckResult, file: string, trusted: TrustedContract
     if (check.signedBytes !== null)
       out.push(`          covers bytes 0-${check.signedBytes} (revision ${check.revision})`)
     out.push(`          ${ownPdfSignatureLine(check.pdfSignature)}`)
-    if (check.documentHash === 'match') out.push(`          ${shownLine(check)}`)
+    const shown = shownLine(check)
+    if (shown) out.push(`          ${shown}`)
     for (const problem of check.problems) out.push(`          - ${problem}`)
   }
   for (const note of result.notes) {
