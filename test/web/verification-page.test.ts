@@ -15,12 +15,14 @@ import {
   signPdf,
   txHashToBase64Url,
 } from '@docanchor/client'
+import { PDF, PdfArray, PdfDict } from '@libpdf/core'
 import type { FastifyBaseLogger } from 'fastify'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 import pino from 'pino'
 import type { Browser, Page, Worker } from 'playwright-core'
 import type { Hash } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ATTACKS, attackableOriginal } from '../../packages/client/test/pdf/attacks.ts'
 import { HOSTILE_FILES } from '../../packages/client/test/pdf/hostile-files.ts'
 import { signedBySignpdf } from '../../packages/client/test/pdf/other-signers.ts'
 import { buildApp } from '../../src/api/app.ts'
@@ -219,6 +221,10 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       expect(await verdict.getAttribute('data-identity')).toBe('attested')
       expect(await text(page, '#verdict p')).toContain(
         'This service attests that the signature was anchored by the account grace@navy.example, signed in with a Google account.',
+      )
+      // The chain holds the anchor, not the document: only the file can tell whether it shows what was signed.
+      expect(await text(page, '#verdict p')).toContain(
+        'The blockchain holds the anchor, not the document: only the signed PDF itself shows whether its content is the one that was signed. Drop the file below to check it.',
       )
       expect(await fact(page, 'Identity')).toBe(
         'Attested by this service: Signed in with a Google account; identity verified by the provider',
@@ -727,7 +733,10 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         const item = items.nth(index)
         expect(await item.getAttribute('data-valid')).toBe('true')
         expect(await item.textContent()).toContain(`Valid: ${name}`)
-        expect(await item.textContent()).toContain('The document’s bytes are exactly what was signed.')
+        expect(await item.getAttribute('data-changed')).toBe('false')
+        expect(await item.locator('.pdf-shown').textContent()).toBe(
+          'What you see is what was signed: the document’s bytes are exactly what was signed, and nothing shown changed afterwards. It is recorded on the blockchain.',
+        )
         // Its PDF signature, made by the service whose /api/info the page read, with the development TSA's time.
         expect(await item.locator('.pdf-signature').getAttribute('data-pdf-signature')).toBe('valid')
         expect(await item.locator('.pdf-signature').textContent()).toMatch(
@@ -902,6 +911,113 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       expect(workers).toHaveLength(HOSTILE_FILES.length)
       for (const worker of workers) expect(worker.url()).toMatch(/\/assets\/pdf-check-worker-[\w-]+\.js$/)
       await expect.poll(() => page.workers().length).toBe(0)
+    })
+
+    // Issue 36: a later revision may add signatures, validation data and timestamps, and nothing a reader shows.
+    describe('changed after it was signed (what you see is what was signed)', () => {
+      const alice = {
+        type: 'individual',
+        name: 'Alice Example',
+        email: 'alice@example.com',
+        trust: 'email',
+        verified: true,
+      } as const
+      let aliceSigned: SignPdfResult
+      let page: Page
+
+      /** Drops `bytes` on the page opened once for all of these, after clearing the last result, and waits for it. */
+      async function dropAndWait(name: string, bytes: Uint8Array): Promise<void> {
+        await page.evaluate(() => document.querySelector('.pdf-result')?.replaceChildren())
+        await dropFile(page, name, bytes)
+        await page.locator('.pdf-result h3, .pdf-result .pdf-failure').first().waitFor()
+        expect(await page.locator('.pdf-failure').count(), name).toBe(0)
+      }
+
+      beforeAll(async () => {
+        // Alice signs the original an attacker prepared (a form field, a hidden shadow object), with a real anchor.
+        aliceSigned = await signPdf(await attackableOriginal(), {
+          signer: alice,
+          verifyBaseUrl: base,
+          anchor: (request) => anchorRequest(testChain, database.handle.db, request),
+          pdfSignature,
+        })
+        page = await open(aliceSigned.qrUrl)
+        expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
+      })
+
+      it('says of Alice’s file as she signed it that what you see is what was signed', async () => {
+        await dropAndWait('contract.pdf', aliceSigned.bytes)
+        expect(await text(page, '.pdf-result h3')).toBe('contract.pdf: its signature checks out')
+        const item = page.locator('.pdf-signatures > li').first()
+        expect(await item.getAttribute('data-valid')).toBe('true')
+        expect(await item.getAttribute('data-changed')).toBe('false')
+        expect(await item.locator('.pdf-shown').textContent()).toContain(
+          'What you see is what was signed: the document’s bytes are exactly what was signed, and nothing shown changed afterwards.',
+        )
+        expect(await text(page, '.pdf-result')).toContain('Nothing was added to the file after the last signature.')
+        expect(await page.locator('.pdf-notes').count()).toBe(0)
+      })
+
+      it('says that validation data and a rewritten /Info added later change nothing shown, with a note', async () => {
+        const withDss = await PDF.load(aliceSigned.bytes)
+        const certificate = withDss.createStream({}, new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x01]))
+        withDss.getCatalog().set('DSS', PdfDict.of({ Certs: new PdfArray([certificate]) }))
+        const retitled = await PDF.load(await withDss.save({ incremental: true }))
+        retitled.setTitle('Another title')
+        const bytes = await retitled.save({ incremental: true })
+        await dropAndWait('later.pdf', bytes)
+        expect(await page.locator('.pdf-result h3').getAttribute('data-valid')).toBe('true')
+        const item = page.locator('.pdf-signatures > li').first()
+        expect(await item.getAttribute('data-valid')).toBe('true')
+        expect(await item.getAttribute('data-changed')).toBe('false')
+        expect(await item.textContent()).toContain('What you see is what was signed')
+        const unsigned = page.locator('[data-unsigned-bytes]')
+        expect(await unsigned.getAttribute('data-unsigned-bytes')).toBe(String(bytes.length - aliceSigned.bytes.length))
+        expect(await unsigned.getAttribute('data-unsigned-changes')).toBe('false')
+        expect(await unsigned.textContent()).toBe(
+          `The ${bytes.length - aliceSigned.bytes.length} bytes added after the last signature change nothing shown: they hold only validation data, timestamps, signatures or metadata.`,
+        )
+        expect(await text(page, '.pdf-result')).not.toContain('The file was changed after the last signature')
+        expect(await page.locator('.pdf-notes > li').allTextContents()).toEqual([
+          'Revision 4 changed the document information (title, author, dates), which changes nothing shown.',
+        ])
+      })
+
+      for (const attack of ATTACKS) {
+        it(`fails Alice’s signature, in words: ${attack.name}`, async () => {
+          await dropAndWait('attacked.pdf', await attack.make(aliceSigned.bytes))
+          expect(await page.locator('.pdf-other-document').count()).toBe(0)
+          expect(await page.locator('.pdf-result h3').getAttribute('data-valid')).toBe('false')
+          const item = page.locator('.pdf-signatures > li').first()
+          expect(await item.getAttribute('data-valid')).toBe('false')
+          expect(await item.locator('.problems').textContent()).toMatch(attack.message)
+          const words = (await item.textContent()) ?? ''
+          expect(words).toContain('Not valid: Alice Example')
+          expect(words).not.toContain('exactly what was signed')
+          expect(words).not.toContain('What you see is what was signed')
+          // Bytes an attacker added are never called harmless.
+          const unsigned = page.locator('[data-unsigned-bytes]')
+          if ((await unsigned.count()) > 0) {
+            expect(await unsigned.getAttribute('data-unsigned-changes')).toBe('true')
+            expect(await unsigned.textContent()).toMatch(/^The file was changed after the last signature: \d+ bytes/)
+          }
+          expect(await text(page, '.pdf-result')).not.toContain('change nothing shown')
+          // A change a reader sees is said in the signature's own sentence, not only in the list of problems.
+          const problems = (await item.locator('.problems').textContent()) ?? ''
+          const changed = /afterwards: what you see is not what Alice Example signed/.test(problems)
+          expect(await item.getAttribute('data-changed')).toBe(String(changed))
+          const shown = await item.locator('.pdf-shown').textContent()
+          if (changed) {
+            expect(shown).toMatch(
+              /^The bytes it signed are intact, but the document was changed afterwards \(revision \d+ changed .+\): what you see is not what Alice Example signed\. It is recorded on the blockchain\.$/,
+            )
+          } else {
+            expect(shown).toBe(
+              'The bytes it signed are intact, but that alone does not make it valid: see the problems below. It is recorded on the blockchain.',
+            )
+          }
+        })
+      }
     })
   })
 

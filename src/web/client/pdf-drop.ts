@@ -6,6 +6,8 @@ import {
   type PdfCheckResult,
   type PdfErrorCode,
   type PdfSignatureCheck,
+  type RevisionChange,
+  type RevisionNote,
   type SignatureCheck,
 } from '@docanchor/client'
 import type { ApiClient } from './api-client.ts'
@@ -21,8 +23,8 @@ const UNREADABLE: Record<PdfErrorCode, string> = {
   ERR_PDF_MODIFIED: 'This PDF was changed after it was signed.',
 }
 
-const DOCUMENT_HASH: Record<SignatureCheck['documentHash'], string> = {
-  match: 'The document’s bytes are exactly what was signed.',
+// A matching hash says only that the signed bytes are intact: what the document shows is judged with its changes.
+const DOCUMENT_HASH: Record<Exclude<SignatureCheck['documentHash'], 'match'>, string> = {
   mismatch: 'The document’s bytes are NOT what was signed: the file was changed.',
   unknown: 'Which bytes this signature covers cannot be told.',
 }
@@ -118,6 +120,7 @@ function signatureItem(check: SignatureCheck): HTMLElement {
       class: check.valid ? 'pdf-ok' : 'pdf-bad',
       'data-valid': String(check.valid),
       'data-identity': check.identity?.state ?? 'unchecked',
+      'data-changed': String(check.changes.length > 0),
     },
     h(
       'p',
@@ -128,7 +131,7 @@ function signatureItem(check: SignatureCheck): HTMLElement {
       `), signed ${formatLocal(seconds)} (${formatUtc(seconds)}).`,
     ),
     h('p', { class: 'pdf-identity' }, ...identityWords(check)),
-    h('p', {}, `${DOCUMENT_HASH[check.documentHash]} ${ANCHOR[check.anchor]}`),
+    h('p', { class: 'pdf-shown' }, ...shownWords(check), ` ${ANCHOR[check.anchor]}`),
     h(
       'p',
       { class: 'pdf-signature', 'data-pdf-signature': check.pdfSignature?.status ?? 'none' },
@@ -138,6 +141,77 @@ function signatureItem(check: SignatureCheck): HTMLElement {
       ? h('ul', { class: 'problems' }, ...check.problems.map((problem) => h('li', {}, untrusted(problem))))
       : null,
   )
+}
+
+/**
+ * Whether what the file shows is what was signed: its signed bytes intact, and nothing shown changed by its own
+ * revision or a later one. Intact bytes alone never read as success: a later revision can paint over them.
+ */
+function shownWords(check: SignatureCheck): Phrase {
+  if (check.documentHash !== 'match') return [DOCUMENT_HASH[check.documentHash]]
+  if (check.changes.length > 0) {
+    return [
+      'The bytes it signed are intact, but the document was changed afterwards (',
+      untrusted(describeChanges(check.changes)),
+      '): what you see is not what ',
+      untrusted(check.signature.signer_name),
+      ' signed.',
+    ]
+  }
+  if (check.valid) {
+    return [
+      'What you see is what was signed: the document’s bytes are exactly what was signed, and nothing shown changed afterwards.',
+    ]
+  }
+  return ['The bytes it signed are intact, but that alone does not make it valid: see the problems below.']
+}
+
+/**
+ * "revision 3 changed page 1’s content and page 1’s resources, and revision 4 changed …", in the checker's words
+ * (signature-changes.ts) with this page's apostrophe.
+ */
+function describeChanges(changes: readonly RevisionChange[]): string {
+  const byRevision = new Map<number, string[]>()
+  for (const change of changes) {
+    const what = change.what.replace(/'s\b/g, '’s')
+    const known = byRevision.get(change.revision) ?? []
+    if (!known.includes(what)) byRevision.set(change.revision, [...known, what])
+  }
+  return joinWords(
+    [...byRevision]
+      .sort(([a], [b]) => a - b)
+      .map(([revision, whats]) => `revision ${revision} changed ${joinWords(whats)}`),
+    ', and ',
+  )
+}
+
+/** "a, b and c"; "a; b; and c" when a part has a comma of its own ("a form field, its value or its appearance"). */
+function joinWords(words: readonly string[], last = ' and '): string {
+  if (words.length <= 1) return words[0] ?? ''
+  const ownComma = words.some((word) => /,(?![^(]*\))/.test(word))
+  const [between, end] = ownComma ? ['; ', `;${last}`] : [', ', last]
+  return `${words.slice(0, -1).join(between)}${end}${words[words.length - 1]}`
+}
+
+/** A change after the first signature that alters nothing a reader shows (document information, XMP metadata). */
+function noteItem(note: RevisionNote): HTMLElement {
+  return h(
+    'li',
+    { 'data-revision': note.revision },
+    `Revision ${note.revision} changed `,
+    untrusted(note.what.replace(/'s\b/g, '’s')),
+    ', which changes nothing shown.',
+  )
+}
+
+/**
+ * Whether the bytes after the last signature may change something shown. The checker (check-signed-pdf.ts) raises a
+ * problem for bytes outside any revision and for a later revision that changes anything, so a valid result's later
+ * bytes only add what may follow a signature. An invalid result vouches for nothing: a later revision whose structure
+ * is ambiguous, say, changes nothing the checker can name, but is no harmless addition either.
+ */
+function unsignedBytesChangeSomething(result: PdfCheckResult): boolean {
+  return result.unsignedBytes !== null && !result.valid
 }
 
 /** What the signature's PDF signature (the one readers show) says: valid, by whom, timestamped when and by whom. */
@@ -212,11 +286,18 @@ function renderResult(fileName: string, result: PdfCheckResult, qrTxHash: string
     count === 0
       ? failure('This PDF carries no signatures made with this service.')
       : unsigned
-        ? h(
-            'p',
-            { class: 'pdf-bad', 'data-unsigned-bytes': String(unsigned.length) },
-            `The file was changed after the last signature: ${unsigned.length} bytes were added that no signature covers.`,
-          )
+        ? unsignedBytesChangeSomething(result)
+          ? h(
+              'p',
+              { class: 'pdf-bad', 'data-unsigned-bytes': String(unsigned.length), 'data-unsigned-changes': 'true' },
+              `The file was changed after the last signature: ${unsigned.length} bytes were added that no signature covers.`,
+            )
+          : h(
+              'p',
+              { class: 'pdf-ok', 'data-unsigned-bytes': String(unsigned.length), 'data-unsigned-changes': 'false' },
+              `The ${unsigned.length} bytes added after the last signature change nothing shown: they hold only validation data, timestamps, signatures or metadata.`,
+            )
         : h('p', { class: 'pdf-ok' }, 'Nothing was added to the file after the last signature.'),
+    result.notes.length > 0 ? h('ul', { class: 'pdf-notes' }, ...result.notes.map(noteItem)) : null,
   ].filter((element): element is HTMLElement => element !== null)
 }

@@ -20,6 +20,13 @@ export interface VerdictText {
   title: Phrase
 }
 
+/**
+ * What a verified QR code cannot tell: the sentence before says the details match the anchor, but whether a PDF still
+ * shows what was signed (no later revision painted over it) only the file can tell.
+ */
+const ONLY_THE_FILE_CAN_TELL =
+  'The blockchain holds the anchor, not the document: only the signed PDF itself shows whether its content is the one that was signed. Drop the file below to check it.'
+
 export function verdictText(verdict: Verdict): VerdictText {
   switch (verdict.kind) {
     case 'verified':
@@ -42,6 +49,7 @@ export function verdictText(verdict: Verdict): VerdictText {
           untrusted(verdict.payload.s.n),
           ` signed this document on ${formatLocal(verdict.payload.ts)}. Their details, decrypted on this device, match the record on the blockchain. `,
           ...identitySentence(verdict.payload.s, verdict.identity),
+          ` ${ONLY_THE_FILE_CAN_TELL}`,
         ],
         retry: false,
         title: ['Verified: signed by ', untrusted(verdict.payload.s.n)],
