@@ -170,3 +170,4 @@ export {
   type SignPdfResult,
   signPdf,
 } from './pdf/sign-pdf.ts'
+export { describeChanges } from './pdf/signature-changes.ts'

@@ -2,11 +2,11 @@
 // anywhere; the checking code (@docanchor/client's, shared with the CLI) is fetched from this site only once a file
 // is chosen.
 import {
+  describeChanges,
   MAX_PDF_BYTES,
   type PdfCheckResult,
   type PdfErrorCode,
   type PdfSignatureCheck,
-  type RevisionChange,
   type RevisionNote,
   type SignatureCheck,
 } from '@docanchor/client'
@@ -152,7 +152,7 @@ function shownWords(check: SignatureCheck): Phrase {
   if (check.changes.length > 0) {
     return [
       'The bytes it signed are intact, but the document was changed afterwards (',
-      untrusted(describeChanges(check.changes)),
+      untrusted(describeChanges(check.changes).replace(/'s\b/g, '’s')),
       '): what you see is not what ',
       untrusted(check.signature.signer_name),
       ' signed.',
@@ -164,33 +164,6 @@ function shownWords(check: SignatureCheck): Phrase {
     ]
   }
   return ['The bytes it signed are intact, but that alone does not make it valid: see the problems below.']
-}
-
-/**
- * "revision 3 changed page 1’s content and page 1’s resources, and revision 4 changed …", in the checker's words
- * (signature-changes.ts) with this page's apostrophe.
- */
-function describeChanges(changes: readonly RevisionChange[]): string {
-  const byRevision = new Map<number, string[]>()
-  for (const change of changes) {
-    const what = change.what.replace(/'s\b/g, '’s')
-    const known = byRevision.get(change.revision) ?? []
-    if (!known.includes(what)) byRevision.set(change.revision, [...known, what])
-  }
-  return joinWords(
-    [...byRevision]
-      .sort(([a], [b]) => a - b)
-      .map(([revision, whats]) => `revision ${revision} changed ${joinWords(whats)}`),
-    ', and ',
-  )
-}
-
-/** "a, b and c"; "a; b; and c" when a part has a comma of its own ("a form field, its value or its appearance"). */
-function joinWords(words: readonly string[], last = ' and '): string {
-  if (words.length <= 1) return words[0] ?? ''
-  const ownComma = words.some((word) => /,(?![^(]*\))/.test(word))
-  const [between, end] = ownComma ? ['; ', `;${last}`] : [', ', last]
-  return `${words.slice(0, -1).join(between)}${end}${words[words.length - 1]}`
 }
 
 /** A change after the first signature that alters nothing a reader shows (document information, XMP metadata). */

@@ -20,8 +20,10 @@ export function changesAfter(pdf: Pick<SignedPdf, 'changes'>, signed: SignedRevi
 /** "revision 2 changed page 1's content and page 1's resources, and revision 4 changed ...". */
 export function describeChanges(changes: readonly RevisionChange[]): string {
   const byRevision = new Map<number, string[]>()
-  for (const change of changes)
-    byRevision.set(change.revision, [...(byRevision.get(change.revision) ?? []), change.what])
+  for (const change of changes) {
+    const known = byRevision.get(change.revision) ?? []
+    if (!known.includes(change.what)) byRevision.set(change.revision, [...known, change.what])
+  }
   return joinWords(
     [...byRevision]
       .sort(([a], [b]) => a - b)
@@ -45,9 +47,12 @@ export function changedAfterSigning(
   return `signed revision ${signed.revision} is intact, but ${parts.join(', and ')}: what you see is not what ${signer} signed`
 }
 
+/** "a, b and c"; "a; b; and c" when a part has a comma of its own ("a form field, its value or its appearance"). */
 function joinWords(words: readonly string[], last = ' and '): string {
   if (words.length <= 1) return words[0] ?? ''
-  return `${words.slice(0, -1).join(', ')}${last}${words[words.length - 1]}`
+  const ownComma = words.some((word) => /,(?![^(]*\))/.test(word))
+  const [between, end] = ownComma ? ['; ', `;${last}`] : [', ', last]
+  return `${words.slice(0, -1).join(between)}${end}${words[words.length - 1]}`
 }
 
 /** Every signature of the file, anchored or another product's, each with the revision that made it. */
