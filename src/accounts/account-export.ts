@@ -143,7 +143,7 @@ async function exportedAnchors(db: Executor, userId: string): Promise<ExportedAn
           a.encrypted_payload, a.identity_commitment, a.attested_trust, a.attested_verified,
           ${iso('a.created_at')} AS created_at, ${iso('a.confirmed_at')} AS confirmed_at,
           p.digest, ${iso('p.timestamp_time')} AS timestamp_time, p.timestamp_authority
-        FROM anchors a LEFT JOIN pdf_signatures p ON p.anchor_id = a.id
+        FROM anchors a LEFT JOIN pdf_signatures p ON p.anchor_id = a.id AND p.cms IS NOT NULL
         WHERE a.user_id = ${userId} AND a.tx_hash NOT LIKE ${`${UNSIGNED_PREFIX}%`}
         ORDER BY a.created_at, a.id`,
   )

@@ -9,6 +9,7 @@ import type { Hash } from 'viem'
 import { emailHash } from '../auth/users.ts'
 import type { Database } from '../db/database.ts'
 import { type Executor, rows } from '../db/sql-rows.ts'
+import { revokeSignerCertificates } from '../pdf-signing/signer-certificate-store.ts'
 import { quotaPeriod } from '../relayer/outbox/reservations.ts'
 
 export interface DeletedAccount {
@@ -48,8 +49,10 @@ export async function deleteAccount(
     await tx.execute(sql`DELETE FROM magic_links WHERE email = ${user.email}`)
     // The operators' records of the account stay (they are the operators' log), under the address's hash only.
     await tx.execute(sql`UPDATE operator_audit SET user_email = ${emailHash(user.email)} WHERE user_id = ${userId}`)
-    // Sessions, exchange codes, library items and usage go with the user (ON DELETE CASCADE); the anchors stay, their
-    // user_id set to null.
+    // Its signer certificates are revoked and forget the e-mail they named; their serials stay for the revocation list.
+    await revokeSignerCertificates(tx, userId, 'deleted')
+    // Sessions, exchange codes, library items and usage go with the user (ON DELETE CASCADE); the anchors and signer
+    // certificates stay, their user_id set to null.
     await tx.execute(sql`DELETE FROM users WHERE id = ${userId}`)
     return {
       sessionIds: sessions.map((session) => String(session.id)),

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm'
 import { monthlyLimitOf, normalizeEmail, type PlanLimits } from '../auth/users.ts'
 import type { Database } from '../db/database.ts'
 import { type Executor, rows } from '../db/sql-rows.ts'
+import { revokeSignerCertificates } from '../pdf-signing/signer-certificate-store.ts'
 import { quotaPeriod } from '../relayer/outbox/reservations.ts'
 import { deleteAccount } from './delete-account.ts'
 
@@ -118,6 +119,8 @@ export async function changeAccount(
         await tx.execute(
           sql`UPDATE users SET blocked_at = COALESCE(blocked_at, now()), updated_at = now() WHERE id = ${userId}`,
         )
+        // A blocked account's certificates are revoked for good: an unblocked one asks for new ones.
+        await revokeSignerCertificates(tx, userId, 'blocked')
         ended = (await liveSessionIds(tx, userId)).map(String)
         break
       case 'unblock':

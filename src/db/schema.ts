@@ -181,9 +181,10 @@ export const anchors = pgTable(
 )
 
 /**
- * The service's PDF signatures: one per anchor, for the digest its owner first asked for, so that a repeat of the same
- * request is answered with the same CMS and another digest is refused. The digest is all the service ever sees of the
- * document.
+ * The PDF signatures the service timestamped: one per anchor, for the digest its owner's signature first named, so
+ * that a repeat of the same request is answered with the same CMS and another digest is refused. A row without its CMS
+ * is a reservation: a request is asking the time-stamping authority for it, and a concurrent one for another digest
+ * loses before any authority is asked. The digest is all the service ever sees of the document.
  */
 export const pdfSignatures = pgTable('pdf_signatures', {
   anchorId: uuid('anchor_id')
@@ -191,14 +192,36 @@ export const pdfSignatures = pgTable('pdf_signatures', {
     .references(() => anchors.id, { onDelete: 'cascade' }),
   /** SHA-256 of the PDF's byte range, lower-case hex. */
   digest: text('digest').notNull(),
-  /** The CMS answered (DER, base64). */
-  cms: text('cms').notNull(),
+  /** The CMS answered (DER, base64); null while it is being timestamped. */
+  cms: text('cms'),
   /** What the timestamp token says, beside the anchor's block time. */
-  timestampTime: timestamp('timestamp_time', { withTimezone: true, precision: 3 }).notNull(),
-  timestampAuthority: text('timestamp_authority').notNull(),
+  timestampTime: timestamp('timestamp_time', { withTimezone: true, precision: 3 }),
+  timestampAuthority: text('timestamp_authority'),
   blockTime: timestamp('block_time', { withTimezone: true, precision: 3 }).notNull(),
   createdAt: createdAt(),
 })
+
+/**
+ * Every certificate the service's CA issued a signer, kept for its revocation status (what OCSP and the CRL answer).
+ * An account's deletion or blocking revokes its certificates; a deleted account's leave the serial, the validity and
+ * the revocation, and lose the certificate itself (which names the e-mail).
+ */
+export const signerCertificates = pgTable(
+  'signer_certificates',
+  {
+    /** The serial number, lower-case hex. */
+    serial: text('serial').primaryKey(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** The certificate's DER, base64; null once its account is deleted. */
+    certificate: text('certificate'),
+    notAfter: timestamp('not_after', { withTimezone: true, precision: 3 }).notNull(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
+    /** Why: `deleted` (the account), `blocked` (by an operator). */
+    revocationReason: text('revocation_reason'),
+    createdAt: createdAt(),
+  },
+  (table) => [index('signer_certificates_user_idx').on(table.userId)],
+)
 
 /**
  * The relayer's outbox: every signed transaction (the first and each fee-bumped replacement) is stored here before

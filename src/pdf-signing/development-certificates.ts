@@ -1,7 +1,7 @@
-// The embedded default's signing identity (issue-certificate.ts): made once under DATA_DIR/pdf-signing/ and reused,
-// so that `npm start` signs PDFs out of the box and what it signed keeps verifying across restarts. Every name says
-// "development, untrusted": no reader trusts the CA unless someone adds it, and nobody should. Production takes its
-// key from the PKCS#11 token.
+// The embedded default's CA and TSA (issue-certificate.ts): made once under DATA_DIR/pdf-signing/ and reused, so that
+// `npm start` certifies signers and timestamps their PDF signatures out of the box, and what was signed keeps
+// verifying across restarts. Every name says "development, untrusted": no reader trusts the CA unless someone adds
+// it, and nobody should. Production takes the CA's key from the PKCS#11 token.
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { certificatePem, parsePemCertificates, toPem } from './certificates.ts'
@@ -19,9 +19,8 @@ export async function developmentIdentity(dataDir: string): Promise<SigningIdent
   await mkdir(dataDir, { recursive: true })
   const draft = await mkdtemp(join(dataDir, 'pdf-signing-draft-'))
   try {
-    const { ca, signing, timestamping } = await makeIdentity()
+    const { ca, timestamping } = await makeIdentity()
     for (const [name, issued] of [
-      ['signing', signing],
       ['timestamping', timestamping],
       ['ca', ca],
     ] as const) {
@@ -30,7 +29,7 @@ export async function developmentIdentity(dataDir: string): Promise<SigningIdent
       await writeFile(join(draft, `${name}.pem`), certificatePem(issued.certificate))
     }
     await rename(draft, dir)
-    return identityOf(ca, signing, timestamping)
+    return identityOf(ca, timestamping)
   } catch (error) {
     await rm(draft, { recursive: true, force: true })
     const code = (error as NodeJS.ErrnoException).code
@@ -47,8 +46,7 @@ async function load(dir: string): Promise<SigningIdentity> {
     certificate: parsePemCertificates(await readFile(join(dir, `${name}.pem`), 'utf8'))[0]!,
     privateKey: await importKey(await readFile(join(dir, `${name}-key.pem`), 'utf8')),
   })
-  const ca = await read('ca')
-  return identityOf(ca, await read('signing'), await read('timestamping'))
+  return identityOf(await read('ca'), await read('timestamping'))
 }
 
 async function exportKey(key: CryptoKey): Promise<Uint8Array> {

@@ -3,10 +3,9 @@
 // each with the extensions readers and RFC 3161 expect. The embedded default stores one such identity under DATA_DIR
 // (development-certificates.ts); tests make fresh ones, and certify a PKCS#11 token's key with a CA of their own.
 
-import { type CmsSigner, webCryptoSigningKey } from '@docanchor/client'
-import { Set as Asn1Set, BitString, Integer, OctetString, PrintableString, Sequence, Utf8String } from 'asn1js'
+import { type CmsSigner, distinguishedName, EC_SIGNING_KEY, NAME_OID, webCryptoSigningKey } from '@docanchor/client'
+import { BitString, Integer, OctetString } from 'asn1js'
 import {
-  AttributeTypeAndValue,
   AuthorityKeyIdentifier,
   BasicConstraints,
   Certificate,
@@ -17,49 +16,46 @@ import {
   id_ExtKeyUsage,
   id_KeyUsage,
   id_SubjectKeyIdentifier,
-  RelativeDistinguishedNames,
 } from 'pkijs'
 
 export interface SigningIdentity {
-  /** Signs the PDF signatures' CMS; its certificates are [signing, CA]. */
-  signing: CmsSigner
+  /** The CA that certifies signers' keys; its certificates are [CA]. */
+  ca: CmsSigner
   /** Signs the development TSA's tokens; its certificates are [TSA, CA]. */
   timestamping: CmsSigner
 }
 
 export const DEVELOPMENT_NAMES = {
   ca: 'Document Anchoring Service development CA (untrusted)',
-  signing: 'Document Anchoring Service (development certificate, untrusted)',
   timestamping: 'Document Anchoring Service development TSA (untrusted)',
   organization: 'Development only: not a trusted identity',
 } as const
 
-export const EC_KEY = { name: 'ECDSA', namedCurve: 'P-256' } as const
+export const EC_KEY = EC_SIGNING_KEY
 const TEN_YEARS_MS = 10 * 365 * 24 * 3600 * 1000
 const OID_TIME_STAMPING = '1.3.6.1.5.5.7.3.8'
 
-export type CertificateRole = 'ca' | 'signing' | 'timestamping'
+export type CertificateRole = 'ca' | 'timestamping'
 
 export interface Issued {
   certificate: Certificate
   privateKey: CryptoKey
 }
 
-/** A CA and, issued by it, a signing and a timestamping certificate, each with a fresh P-256 key. */
-export async function makeIdentity(): Promise<{ ca: Issued; signing: Issued; timestamping: Issued }> {
+/** A CA and, issued by it, a timestamping certificate, each with a fresh P-256 key. */
+export async function makeIdentity(): Promise<{ ca: Issued; timestamping: Issued }> {
   const ca = await issueCertificate({ name: DEVELOPMENT_NAMES.ca, role: 'ca' })
-  const signing = await issueCertificate({ name: DEVELOPMENT_NAMES.signing, role: 'signing', issuer: ca })
   const timestamping = await issueCertificate({
     name: DEVELOPMENT_NAMES.timestamping,
     role: 'timestamping',
     issuer: ca,
   })
-  return { ca, signing, timestamping }
+  return { ca, timestamping }
 }
 
-export function identityOf(ca: Issued, signing: Issued, timestamping: Issued): SigningIdentity {
+export function identityOf(ca: Issued, timestamping: Issued): SigningIdentity {
   return {
-    signing: { key: webCryptoSigningKey(signing.privateKey), certificates: [signing.certificate, ca.certificate] },
+    ca: { key: webCryptoSigningKey(ca.privateKey), certificates: [ca.certificate] },
     timestamping: {
       key: webCryptoSigningKey(timestamping.privateKey),
       certificates: [timestamping.certificate, ca.certificate],
@@ -101,7 +97,11 @@ export async function certify(
   certificate.version = 2
   certificate.serialNumber = new Integer({ valueHex: serialNumber() })
   const organization = options.organization ?? DEVELOPMENT_NAMES.organization
-  certificate.subject = distinguishedName(options.name, organization)
+  certificate.subject = distinguishedName([
+    [NAME_OID.country, 'ZZ'],
+    [NAME_OID.organization, organization],
+    [NAME_OID.commonName, options.name],
+  ])
   certificate.issuer = options.issuer.certificate?.subject ?? certificate.subject
   const from = options.validFrom ?? new Date(Date.now() - 60_000)
   certificate.notBefore.value = from
@@ -117,8 +117,8 @@ function extensions(role: CertificateRole, keyId: Uint8Array, issuer: Certificat
   const list: Extension[] = []
   const basic = new BasicConstraints({ cA: role === 'ca' })
   list.push(new Extension({ extnID: id_BasicConstraints, critical: true, extnValue: basic.toSchema().toBER(false) }))
-  // keyCertSign | cRLSign for the CA; digitalSignature | nonRepudiation for a PDF signer; digitalSignature for a TSA.
-  const usage = { ca: [0x06, 1], signing: [0xc0, 6], timestamping: [0x80, 7] }[role]
+  // keyCertSign | cRLSign for the CA; digitalSignature for a TSA.
+  const usage = { ca: [0x06, 1], timestamping: [0x80, 7] }[role]
   const keyUsage = new BitString({ valueHex: new Uint8Array([usage[0]!]).buffer, unusedBits: usage[1]! })
   list.push(new Extension({ extnID: id_KeyUsage, critical: true, extnValue: keyUsage.toBER(false) }))
   if (role === 'timestamping') {
@@ -142,23 +142,6 @@ function extensions(role: CertificateRole, keyId: Uint8Array, issuer: Certificat
     list.push(new Extension({ extnID: id_AuthorityKeyIdentifier, extnValue: authority.toSchema().toBER(false) }))
   }
   return list
-}
-
-/**
- * C, O and CN, each its own RDN. Built as DER and parsed: pkijs would put attributes it is given one by one into a
- * single multi-valued RDN (`C=ZZ + O=… + CN=…`).
- */
-function distinguishedName(common: string, organization: string): RelativeDistinguishedNames {
-  const rdn = (type: string, value: PrintableString | Utf8String) =>
-    new Asn1Set({ value: [new AttributeTypeAndValue({ type, value }).toSchema()] })
-  const name = new Sequence({
-    value: [
-      rdn('2.5.4.6', new PrintableString({ value: 'ZZ' })),
-      rdn('2.5.4.10', new Utf8String({ value: organization })),
-      rdn('2.5.4.3', new Utf8String({ value: common })),
-    ],
-  })
-  return RelativeDistinguishedNames.fromBER(name.toBER(false))
 }
 
 /** 16 random bytes with the high bit clear: a positive INTEGER without padding. */

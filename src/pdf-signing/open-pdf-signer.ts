@@ -1,11 +1,11 @@
-// The service's PDF signer as configured: the development identity under DATA_DIR (development-certificates.ts),
-// or a P-256 or RSA key on the PKCS#11 token with its certificate chain from PEM. A configuration that cannot sign (no such
-// key, a certificate that is expired, not yet valid or for another key) throws ConfigError naming the variable, so
-// the service refuses to start (exit 78) instead of answering every signature with an error.
+// The service's signer CA as configured: the development CA under DATA_DIR (development-certificates.ts), or a P-256
+// or RSA key on the PKCS#11 token with its CA certificate chain from PEM. A configuration that cannot certify (no such
+// key, a certificate that is expired, not yet valid, for another key or not a CA's) throws ConfigError naming the
+// variable, so the service refuses to start (exit 78) instead of answering every request with an error.
 import { resolve } from 'node:path'
 import { type CmsSigner, type DocumentSigningKey, ecdsaDer } from '@docanchor/client'
 import { Integer } from 'asn1js'
-import { type Certificate, RSAPublicKey } from 'pkijs'
+import { type BasicConstraints, type Certificate, id_BasicConstraints, RSAPublicKey } from 'pkijs'
 import { type Config, ConfigError, type PdfSignerConfig, type TimestampConfig } from '../config.ts'
 import { Pkcs11Key, TokenCallError } from '../relayer/signers/pkcs11-key.ts'
 import type { TokenPublicKey } from '../relayer/signers/pkcs11-token-protocol.ts'
@@ -13,16 +13,16 @@ import { parsePemCertificates, publicKeyBits, validity } from './certificates.ts
 import { developmentIdentity } from './development-certificates.ts'
 import { developmentTimestampAuthority } from './development-timestamp-authority.ts'
 import { httpTimestampAuthorities, type TimestampEvents } from './http-timestamp-authorities.ts'
-import { PdfSigner } from './pdf-signer.ts'
+import { SignerAuthority } from './signer-authority.ts'
 
 /** DER of the object identifier 1.2.840.10045.3.1.7 (P-256), as CKA_EC_PARAMS carries it. */
 const P256_OID_DER = '06082a8648ce3d030107'
 /** Smallest RSA modulus taken, in bits: what ETSI TS 119 312 and the CA/Browser Forum still accept. */
 const MIN_RSA_BITS = 2048
 
-export interface OpenedPdfSigner {
-  signer: PdfSigner
-  /** When the signing certificate stops being valid: what the expiry alert watches. */
+export interface OpenedSignerAuthority {
+  authority: SignerAuthority
+  /** When the CA certificate stops being valid: what the expiry alert watches. */
   notAfter: Date
   close(): void
 }
@@ -32,21 +32,21 @@ export interface PdfSignerEvents extends TimestampEvents {
   onKeyHealth(up: boolean, reason: string): void
 }
 
-export async function openPdfSigner(config: Config, events: PdfSignerEvents): Promise<OpenedPdfSigner> {
+export async function openSignerAuthority(config: Config, events: PdfSignerEvents): Promise<OpenedSignerAuthority> {
   const { signer: settings, timestamps } = config.pdfSigning
   if (settings.kind === 'development') {
     const identity = await developmentIdentity(resolve(config.dataDir))
     const authority =
       timestamps.urls.length > 0 ? http(timestamps, events) : developmentTimestampAuthority(identity.timestamping)
     return {
-      signer: new PdfSigner(identity.signing, authority),
-      notAfter: validity(identity.signing.certificates[0]!).notAfter,
+      authority: new SignerAuthority(identity.ca, authority),
+      notAfter: validity(identity.ca.certificates[0]!).notAfter,
       close: () => {},
     }
   }
   const { cms, key } = await tokenSigner(settings, events)
   return {
-    signer: new PdfSigner(cms, http(timestamps, events)),
+    authority: new SignerAuthority(cms, http(timestamps, events)),
     notAfter: validity(cms.certificates[0]!).notAfter,
     close: () => key.close(),
   }
@@ -134,14 +134,27 @@ function certificatesOf(pem: string, now = new Date()): Certificate[] {
   }
   for (const [index, certificate] of certificates.entries()) {
     const { notBefore, notAfter } = validity(certificate)
-    const which = index === 0 ? 'the signing certificate' : `certificate ${index + 1} of the chain`
+    const which = index === 0 ? 'the CA certificate' : `certificate ${index + 1} of the chain`
     if (notAfter <= now)
       throw configProblem('PDF_SIGNING_CERTIFICATES', `${which} expired on ${notAfter.toISOString()}`)
     if (notBefore > now) {
       throw configProblem('PDF_SIGNING_CERTIFICATES', `${which} is not valid before ${notBefore.toISOString()}`)
     }
   }
+  if (!isCa(certificates[0]!)) {
+    throw configProblem(
+      'PDF_SIGNING_CERTIFICATES',
+      'the first certificate is not a CA’s (basicConstraints cA and keyCertSign): the key certifies signers',
+    )
+  }
   return certificates
+}
+
+function isCa(certificate: Certificate): boolean {
+  const basic = certificate.extensions?.find((e) => e.extnID === id_BasicConstraints)?.parsedValue as
+    | BasicConstraints
+    | undefined
+  return basic?.cA === true
 }
 
 const configProblem = (variable: string, message: string) =>

@@ -1,6 +1,7 @@
-// The PDF signatures the service made: one per anchor, kept so that the same request is answered with the same CMS
-// (a client that lost the answer asks again) and another digest for the same anchor is refused: an anchor paid for
-// one document buys one PDF signature.
+// The PDF signatures the service timestamped: one per anchor, kept so that the same request is answered with the same
+// CMS (a client that lost the answer asks again) and another digest for the same anchor is refused: an anchor paid
+// for one document buys one PDF signature. The anchor is reserved for a digest before any time-stamping authority is
+// asked, so a concurrent request for another digest loses without costing a token.
 import { sql } from 'drizzle-orm'
 import type { Database } from '../db/database.ts'
 import { rows } from '../db/sql-rows.ts'
@@ -13,44 +14,68 @@ export interface StoredPdfSignature {
   blockTime: Date
 }
 
+/** What the anchor holds: nothing, a reservation being timestamped, or the signature made. */
+export type PdfSignatureSlot =
+  | { state: 'reserved'; digest: string }
+  | { state: 'made'; signature: StoredPdfSignature }
+  | { state: 'taken'; digest: string; made: StoredPdfSignature | null }
+
 interface Row {
   digest: string
-  cms: string
-  timestamp_time: Date | string
-  timestamp_authority: string
+  cms: string | null
+  timestamp_time: Date | string | null
+  timestamp_authority: string | null
   block_time: Date | string
 }
 
-export async function findPdfSignature(db: Database, anchorId: string): Promise<StoredPdfSignature | undefined> {
-  const [row] = await rows<Row>(db, sql`SELECT * FROM pdf_signatures WHERE anchor_id = ${anchorId}`)
-  return row ? fromRow(row) : undefined
-}
+/** A reservation older than this belongs to a request that died: another may take it over. */
+const ABANDONED_AFTER = '2 minutes'
 
 /**
- * Keeps `signature` for the anchor unless one is kept already; answers the one kept either way, so that two requests
- * racing for one anchor both answer the first that was stored.
+ * Reserves the anchor for `digest`: `reserved` when this request is to timestamp it, `taken` with what holds it
+ * otherwise (the same digest made or being made, or another digest).
  */
-export async function keepPdfSignature(
+export async function reservePdfSignature(
   db: Database,
   anchorId: string,
-  signature: StoredPdfSignature,
-): Promise<StoredPdfSignature> {
-  const [row] = await rows<Row>(
+  digest: string,
+  blockTime: Date,
+): Promise<PdfSignatureSlot> {
+  const [fresh] = await rows<Row>(
     db,
-    sql`INSERT INTO pdf_signatures (anchor_id, digest, cms, timestamp_time, timestamp_authority, block_time)
-        VALUES (${anchorId}, ${signature.digest}, ${Buffer.from(signature.cms).toString('base64')},
-                ${signature.timestampTime.toISOString()}, ${signature.timestampAuthority},
-                ${signature.blockTime.toISOString()})
-        ON CONFLICT (anchor_id) DO NOTHING
+    sql`INSERT INTO pdf_signatures (anchor_id, digest, block_time)
+        VALUES (${anchorId}, ${digest}, ${blockTime.toISOString()})
+        ON CONFLICT (anchor_id) DO UPDATE SET digest = EXCLUDED.digest, created_at = now()
+          WHERE pdf_signatures.cms IS NULL AND pdf_signatures.created_at < now() - ${ABANDONED_AFTER}::interval
         RETURNING *`,
   )
-  if (row) return fromRow(row)
-  const kept = await findPdfSignature(db, anchorId)
-  if (!kept) throw new Error('a PDF signature vanished between its conflict and its read')
-  return kept
+  if (fresh) return { state: 'reserved', digest }
+  const [row] = await rows<Row>(db, sql`SELECT * FROM pdf_signatures WHERE anchor_id = ${anchorId}`)
+  if (!row) return reservePdfSignature(db, anchorId, digest, blockTime)
+  return { state: 'taken', digest: row.digest, made: made(row) }
 }
 
-function fromRow(row: Row): StoredPdfSignature {
+export async function completePdfSignature(
+  db: Database,
+  anchorId: string,
+  signature: Omit<StoredPdfSignature, 'blockTime'>,
+): Promise<void> {
+  await db.execute(
+    sql`UPDATE pdf_signatures
+        SET cms = ${Buffer.from(signature.cms).toString('base64')},
+            timestamp_time = ${signature.timestampTime.toISOString()},
+            timestamp_authority = ${signature.timestampAuthority}
+        WHERE anchor_id = ${anchorId} AND digest = ${signature.digest} AND cms IS NULL`,
+  )
+}
+
+/** Gives the reservation up (no authority answered), so that the next request may try again. */
+export async function releasePdfSignature(db: Database, anchorId: string, digest: string): Promise<void> {
+  await db.execute(sql`DELETE FROM pdf_signatures WHERE anchor_id = ${anchorId} AND digest = ${digest} AND cms IS NULL`)
+}
+
+function made(row: Row): StoredPdfSignature | null {
+  if (row.cms === null || row.timestamp_time === null || row.timestamp_authority === null) return null
   return {
     digest: row.digest,
     cms: new Uint8Array(Buffer.from(row.cms, 'base64')),

@@ -1,5 +1,5 @@
-// The PDF signer's Prometheus series: outcomes of signature requests, timestamp requests per authority, whether the
-// token key signs, and when the signing certificate expires (the alert PdfSigningCertificateExpiresSoon watches it).
+// The signer CA's Prometheus series: outcomes of signature requests, timestamp requests per authority, whether the
+// token key signs, and when the CA certificate expires (the alert PdfSigningCertificateExpiresSoon watches it).
 import { Counter, Gauge, type Registry } from 'prom-client'
 
 export type PdfSignatureOutcome =
@@ -10,8 +10,9 @@ export type PdfSignatureOutcome =
   | 'not_confirmed'
   | 'too_late'
   | 'timestamp_unavailable'
-  | 'signing_unavailable'
   | 'chain_unavailable'
+  | 'refused'
+  | 'in_progress'
 
 export interface PdfSigningMetrics {
   outcomes: Counter<'outcome'>
@@ -24,7 +25,7 @@ export function createPdfSigningMetrics(registry: Registry): PdfSigningMetrics {
   return {
     outcomes: new Counter({
       name: 'pdf_signatures_total',
-      help: 'POST /api/pdf-signatures outcomes: created, repeated, conflict, not_found, not_confirmed, too_late, timestamp_unavailable, signing_unavailable, chain_unavailable',
+      help: 'POST /api/pdf-signatures outcomes: created, repeated, conflict, not_found, not_confirmed, too_late, timestamp_unavailable, chain_unavailable, refused, in_progress',
       labelNames: ['outcome'],
       registers: [registry],
     }),
@@ -36,12 +37,12 @@ export function createPdfSigningMetrics(registry: Registry): PdfSigningMetrics {
     }),
     keyUp: new Gauge({
       name: 'pdf_signing_key_up',
-      help: '1 while the PDF signing key signs, 0 while its token does not answer',
+      help: '1 while the signer CA key signs, 0 while its token does not answer',
       registers: [registry],
     }),
     certificateExpiry: new Gauge({
       name: 'pdf_signing_certificate_expiry_timestamp_seconds',
-      help: 'When the PDF signing certificate stops being valid (Unix time)',
+      help: 'When the signer CA certificate stops being valid (Unix time)',
       registers: [registry],
     }),
   }

@@ -39,15 +39,15 @@ export async function provisionPdfSigningKey(
     ],
     { env: { ...process.env, ...token.env }, stdio: 'pipe' },
   )
-  const ca = await issueCertificate({ name: 'Test PDF signing CA', organization: 'Tests only', role: 'ca' })
+  const ca = await issueCertificate({ name: 'Test PDF signing root CA', organization: 'Tests only', role: 'ca' })
   const publicKey =
     options.certificateFor === 'another key'
       ? ((await crypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify'])) as CryptoKeyPair).publicKey
       : await crypto.subtle.importKey('spki', readFileSync(publicKeyFile), algorithm, true, ['verify'])
   const certificate = await certify(publicKey, {
-    name: 'Test Document Anchoring Service',
+    name: 'Test Document Anchoring Service signer CA',
     organization: 'Tests only',
-    role: 'signing',
+    role: 'ca',
     issuer: ca,
     ...(options.validFrom && { validFrom: options.validFrom }),
     ...(options.validForMs && { validForMs: options.validForMs }),

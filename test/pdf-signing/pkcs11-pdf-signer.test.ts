@@ -1,15 +1,23 @@
-// The PDF signer with its key on a SoftHSM2 token (PDF_SIGNER=pkcs11): it signs with the token's P-256 or RSA key and the
-// operator's certificate chain, and a configuration that could not sign stops the start, naming the variable.
+// The signer CA with its key on a SoftHSM2 token (PDF_SIGNER=pkcs11): it certifies signers' keys with the token's P-256
+// or RSA key under the operator's CA certificate chain, and a configuration that could not certify stops the start,
+// naming the variable.
 import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { checkCmsSignature, pemCertificates } from '@docanchor/client'
+import {
+  anchoredSignatureCms,
+  certificationRequest,
+  checkCmsSignature,
+  makeSignerKey,
+  pemCertificates,
+  webCryptoSigningKey,
+} from '@docanchor/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { certificateOf, signedDataOf } from '../../packages/client/src/pdf/cms/der.ts'
+import { certificateOf } from '../../packages/client/src/pdf/cms/der.ts'
 import { ConfigError } from '../../src/config.ts'
-import { openPdfSigner } from '../../src/pdf-signing/open-pdf-signer.ts'
+import { openSignerAuthority } from '../../src/pdf-signing/open-pdf-signer.ts'
 import { testConfig } from '../helpers/app.ts'
 import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
 import { provisionPdfSigningKey } from '../helpers/pdf-signing-token.ts'
@@ -34,30 +42,43 @@ afterAll(async () => {
   token?.remove()
 })
 
-const open = (env: Record<string, string>) => openPdfSigner(testConfig({ ...env, TSA_URL: tsa.url }), events)
+const open = (env: Record<string, string>) => openSignerAuthority(testConfig({ ...env, TSA_URL: tsa.url }), events)
 
 describe('PDF_SIGNER=pkcs11', () => {
   it.each([
     ['P-256', {}, '1.2.840.10045.4.3.2'],
     ['RSA 2048', { rsaBits: 2048 }, '1.2.840.113549.1.1.11'],
   ])(
-    'signs with the token’s %s key and the operator’s chain, timestamped by the configured authority',
+    'certifies signers with the token’s %s key under the operator’s chain; their signatures timestamped by the configured authority',
     async (kind, keyOptions, algorithm) => {
       const key = await provisionPdfSigningKey(token, { label: `good-${kind}`, ...keyOptions })
       const opened = await open(key.env)
       try {
-        const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', CONTENT))
-        const signed = await opened.signer.sign(digest)
+        const keys = await makeSignerKey()
+        const account = { email: 'ada@example.com', trust: 'email' } as const
+        const certificate = await opened.authority.issue(await certificationRequest(keys, account.email), account)
+        expect(certificate.signatureAlgorithm.algorithmId).toBe(algorithm)
+        const signer = {
+          key: webCryptoSigningKey(keys.privateKey),
+          certificates: [certificate, ...opened.authority.certificates],
+        }
+        const digest = Buffer.from(new Uint8Array(await crypto.subtle.digest('SHA-256', CONTENT))).toString('hex')
+        const cms = await anchoredSignatureCms(signer, {
+          txHash: `0x${'11'.repeat(32)}`,
+          digest,
+          compositeHash: `0x${'22'.repeat(32)}`,
+          chainId: 31337,
+          contractAddress: `0x${'33'.repeat(20)}`,
+        })
+        const signed = await opened.authority.timestamp(await opened.authority.check(cms))
         const roots = [...pemCertificates(key.caPem), ...pemCertificates(tsa.caPem)].map(certificateOf)
         const check = await checkCmsSignature(signed.cms, CONTENT, roots)
         expect(check).toMatchObject({
           valid: true,
           trusted: true,
-          signer: { subject: 'CN=Test Document Anchoring Service, O=Tests only, C=ZZ' },
+          signer: { subject: 'CN=ada@example.com, E=ada@example.com' },
           timestamp: { valid: true, trusted: true, authority: 'Test TSA' },
         })
-        const signerInfo = signedDataOf(signed.cms)!.signerInfos[0]!
-        expect(signerInfo.signatureAlgorithm.algorithmId).toBe(algorithm)
         // And OpenSSL, which shares no code with the checker, agrees.
         const dir = await mkdtemp(join(tmpdir(), 'pkcs11-pdf-signer-'))
         try {
@@ -89,12 +110,12 @@ describe('PDF_SIGNER=pkcs11', () => {
     [
       'an expired certificate',
       { validFrom: new Date(Date.now() - 2 * YEAR_MS), validForMs: YEAR_MS },
-      /PDF_SIGNING_CERTIFICATES: the signing certificate expired on \d{4}-/,
+      /PDF_SIGNING_CERTIFICATES: the CA certificate expired on \d{4}-/,
     ],
     [
       'a certificate not valid yet',
       { validFrom: new Date(Date.now() + YEAR_MS) },
-      /PDF_SIGNING_CERTIFICATES: the signing certificate is not valid before \d{4}-/,
+      /PDF_SIGNING_CERTIFICATES: the CA certificate is not valid before \d{4}-/,
     ],
   ])('refuses to start with %s, naming PDF_SIGNING_CERTIFICATES', async (_, options, message) => {
     const key = await provisionPdfSigningKey(token, {

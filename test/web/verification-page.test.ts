@@ -6,14 +6,18 @@ import { join } from 'node:path'
 import {
   type AnchorPayload,
   type AnchorRequest,
+  anchoredSignatureCms,
+  certificationRequest,
   encryptPayload,
   generatePayloadKey,
   identityCommitment,
+  makeSignerKey,
   type PdfSignatureRequest,
   type SignPdfResult,
   serializeAnchorPayload,
   signPdf,
   txHashToBase64Url,
+  webCryptoSigningKey,
 } from '@docanchor/client'
 import { PDF, PdfArray, PdfDict } from '@libpdf/core'
 import type { FastifyBaseLogger } from 'fastify'
@@ -694,9 +698,30 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
 
   describe('a dropped PDF', () => {
     let signed: SignPdfResult
-    /** The service's own PDF signer, as POST /api/pdf-signatures would use it for these anchors. */
-    const pdfSignature = async (request: PdfSignatureRequest) =>
-      (await app.pdfSigner.sign(Buffer.from(request.digest, 'hex'))).cms
+    /**
+     * A signer certified by the service for `email`, signing as the CLI does, timestamped by the service as POST
+     * /api/pdf-signatures would for these anchors.
+     */
+    const pdfSignatureAs = (email: string) => {
+      const signer = (async () => {
+        const keys = await makeSignerKey()
+        const csr = await certificationRequest(keys, email)
+        const certificate = await app.signerAuthority.issue(csr, { email, trust: 'email' })
+        return {
+          key: webCryptoSigningKey(keys.privateKey),
+          certificates: [certificate, ...app.signerAuthority.certificates],
+        }
+      })()
+      return async (request: PdfSignatureRequest) => {
+        const cms = await anchoredSignatureCms(await signer, {
+          ...request,
+          chainId: testChain.chain.id,
+          contractAddress: testChain.contract,
+        })
+        return (await app.signerAuthority.timestamp(await app.signerAuthority.check(cms))).cms
+      }
+    }
+    const pdfSignature = pdfSignatureAs('ada@example.com')
 
     beforeAll(async () => {
       const anchor = (request: Parameters<typeof anchorRequest>[2]) =>
@@ -740,7 +765,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         // Its PDF signature, made by the service whose /api/info the page read, with the development TSA's time.
         expect(await item.locator('.pdf-signature').getAttribute('data-pdf-signature')).toBe('valid')
         expect(await item.locator('.pdf-signature').textContent()).toMatch(
-          /^Its PDF signature is valid: made with the service’s certificate \(Document Anchoring Service \(development certificate, untrusted\)\), timestamped .+ by Document Anchoring Service development TSA \(untrusted\)\.$/,
+          /^Its PDF signature is valid: made with the certificate the service issued ada@example\.com \(ada@example\.com\), timestamped .+ by Document Anchoring Service development TSA \(untrusted\)\.$/,
         )
       }
       expect(await page.locator('.pdf-other-signatures').count()).toBe(0)
@@ -775,7 +800,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         signer: alice,
         verifyBaseUrl: base,
         anchor: attestedBy('alice@example.com'),
-        pdfSignature,
+        pdfSignature: pdfSignatureAs('alice@example.com'),
       })
       const both = await signPdf(first.bytes, {
         signer: alice,

@@ -11,9 +11,9 @@ import {
   type AnchorRecord,
   type AnchorRequest,
   createAnchorClient,
-  type PdfSignatureRequest,
   pdfSignatureCms,
   type ServiceInfo,
+  type SignerCertificateResult,
   type SignInResult,
 } from '@docanchor/client'
 import { CliError, EXIT } from './cli-errors.ts'
@@ -60,9 +60,14 @@ export class ServiceClient {
     return this.explain(() => this.api.relay(request, { waitMs: this.relayTimeoutMs }), true)
   }
 
-  /** The service's PDF signature (CMS, DER) for one of the user's confirmed anchors. */
-  async pdfSignature(request: PdfSignatureRequest): Promise<Uint8Array> {
-    return pdfSignatureCms(await this.explain(() => this.api.pdfSignature(request), true))
+  /** A certificate of the service's CA for the login's own key (`csr`, PKCS#10 DER). */
+  signerCertificate(csr: Uint8Array): Promise<SignerCertificateResult> {
+    return this.explain(() => this.api.signerCertificate(csr), true)
+  }
+
+  /** The login's PDF signature (CMS, DER) for one of its confirmed anchors, with the service's timestamp added. */
+  async pdfSignature(txHash: string, cms: Uint8Array): Promise<Uint8Array> {
+    return pdfSignatureCms(await this.explain(() => this.api.pdfSignature({ txHash, cms }), true))
   }
 
   /** A page of the login's anchors, newest first. */

@@ -44,17 +44,19 @@ beforeAll(async () => {
   }
   twice = new Uint8Array(await readFile(file('twice.pdf')))
 
-  // The service's chain from /api/info in an NSS database, as docs/operations.md shows: the root trusted to issue,
-  // the signing certificate itself known too (poppler 22.12 otherwise reports a second signature by it as unknown).
+  // The service's CA from /api/info in an NSS database, as docs/operations.md shows: trusted to issue signers; the
+  // signer's certificate known too (poppler 22.12 otherwise reports a second signature by it as unknown).
   const info = (await t.app.inject({ url: '/api/info' })).json() as { pdfSigning: { certificates: string[] } }
-  const [signer, root] = info.pdfSigning.certificates
+  const [ca] = info.pdfSigning.certificates
+  const stored = JSON.parse(await readFile(join(dir, 'config', 'anchor', 'signer-certificates.json'), 'utf8'))
+  const signer = (Object.values(stored)[0] as { certificates: string[] }).certificates[0]!
   nssdir = file('nss')
   await mkdir(nssdir)
-  await writeFile(file('root.pem'), root!)
-  await writeFile(file('signer.pem'), signer!)
+  await writeFile(file('ca.pem'), ca!)
+  await writeFile(file('signer.der'), Buffer.from(signer, 'base64'))
   await run('certutil', ['-N', '-d', `sql:${nssdir}`, '--empty-password'])
-  await run('certutil', ['-A', '-d', `sql:${nssdir}`, '-n', 'anchor-root', '-t', 'CT,C,C', '-i', file('root.pem')])
-  await run('certutil', ['-A', '-d', `sql:${nssdir}`, '-n', 'anchor-signer', '-t', ',,', '-i', file('signer.pem')])
+  await run('certutil', ['-A', '-d', `sql:${nssdir}`, '-n', 'anchor-ca', '-t', 'CT,C,C', '-i', file('ca.pem')])
+  await run('certutil', ['-A', '-d', `sql:${nssdir}`, '-n', 'anchor-signer', '-t', ',,', '-i', file('signer.der')])
 }, 120_000)
 
 afterAll(async () => {
@@ -63,7 +65,7 @@ afterAll(async () => {
 })
 
 describe('a PDF signed twice with anchor sign', () => {
-  it('shows two valid signatures in pdfsig, trusted with the service’s chain', async () => {
+  it('shows two valid signatures in pdfsig by the account’s e-mail, trusted with the service’s CA', async () => {
     const untrusted = await pdfsigReport(twice)
     expect(untrusted.signatures.map((s) => [s.field, s.validation])).toEqual([
       ['Anchor signature 1', 'Signature is Valid.'],
@@ -76,6 +78,12 @@ describe('a PDF signed twice with anchor sign', () => {
       'Certificate Validation: Certificate is Trusted.',
       'Certificate Validation: Certificate is Trusted.',
     ])
+    // The signer is the account, by its verified e-mail: never the service.
+    expect(trusted.text.match(/Signer full Distinguished Name: (.*)/g)).toEqual([
+      'Signer full Distinguished Name: CN=ada@example.com,E=ada@example.com',
+      'Signer full Distinguished Name: CN=ada@example.com,E=ada@example.com',
+    ])
+    expect(trusted.text).not.toContain('Document Anchoring Service (')
   })
 
   it('carries in each /Contents a CMS with signingCertificateV2 and a signature timestamp token (OpenSSL)', async () => {
@@ -144,7 +152,11 @@ describe('a PDF signed twice with anchor sign', () => {
 
   it('is verified by anchor verify, which names each PDF signature’s certificate and timestamp', async () => {
     const verified = await anchor(['verify', file('twice.pdf')])
-    expect(verified.stdout.match(/PDF signature valid, made with the service's certificate .*/g)).toHaveLength(2)
+    expect(
+      verified.stdout.match(
+        /PDF signature valid, made with the certificate the service's CA issued ada@example\.com .*/g,
+      ),
+    ).toHaveLength(2)
     expect(verified.stdout).toContain('timestamped 20')
     expect(verified.stdout).toContain('by Document Anchoring Service development TSA (untrusted)')
     expect(verified.stdout).toMatch(/Verified: all 2 signatures are valid\.\n$/)

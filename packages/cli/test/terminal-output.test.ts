@@ -54,7 +54,14 @@ async function forgedPdf(): Promise<string> {
     signerName: FORGED_NAME,
     reason: 'forged',
     time: new Date(signature.timestamp),
-    sign: (digest) => testPdfSignature({ txHash: signature.tx_hash, digest: Buffer.from(digest).toString('hex') }),
+    sign: (digest) =>
+      testPdfSignature({
+        txHash: signature.tx_hash,
+        digest: Buffer.from(digest).toString('hex'),
+        compositeHash: signature.composite_hash,
+        chainId: undefined,
+        contractAddress: undefined,
+      }),
   })
   await writeFile(file, written)
   return file

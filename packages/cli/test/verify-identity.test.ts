@@ -3,7 +3,13 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type AnchorPayloadInput, type AnchorRequest, signPdf } from '@docanchor/client'
+import {
+  type AnchorPayloadInput,
+  type AnchorRequest,
+  certifiedSigner,
+  createAnchorClient,
+  signPdf,
+} from '@docanchor/client'
 import type { Hash } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deployDocumentAnchors } from '../../../src/chain/deploy-document-anchors.ts'
@@ -39,7 +45,7 @@ async function signAs(input: Uint8Array, signer: Signer, options: { salt?: boole
     contractAddress: info.contractAddress,
     anchor: ({ salt, ...request }) =>
       client.relay(((options.salt ?? true) ? { ...request, salt } : request) as AnchorRequest),
-    pdfSignature: (request) => client.pdfSignature(request),
+    pdfSignature: (await certifiedSigner(createAnchorClient({ baseUrl: url, token: mallory.token }))).pdfSignature,
   })
   return result.bytes
 }

@@ -32,10 +32,12 @@ export type {
   RelayBody,
   RelayResult,
   ServiceInfo,
+  SignerCertificateResult,
   SignInResult,
   User,
   VerifyResult,
 } from './api/api-schemas.ts'
+export { type CertifiedSigner, certifiedSigner } from './api/certified-signer.ts'
 export { createPkcePair, type PkcePair } from './api/pkce.ts'
 export {
   type AnchoredEvent,
@@ -122,6 +124,8 @@ export {
   txHashFromBase64Url,
   txHashToBase64Url,
 } from './formats/qr-url.ts'
+export { type AnchorReference, anchorAttribute, readAnchorAttribute } from './pdf/anchor-attribute.ts'
+export { anchoredSignatureCms } from './pdf/anchored-signature.ts'
 export {
   DEFAULT_STAMP_SIZE,
   MAX_STAMP_SIZE,
@@ -140,7 +144,7 @@ export {
   TIMESTAMP_WINDOW_SECONDS,
 } from './pdf/check-signed-pdf.ts'
 export { type CmsSignatureCheck, checkCmsSignature } from './pdf/cms/cms-signature.ts'
-export { certificateDer, certificateOf, OID as CMS_OID, pemCertificates } from './pdf/cms/der.ts'
+export { certificateDer, certificateOf, OID as CMS_OID, pemCertificates, signedDataOf } from './pdf/cms/der.ts'
 export {
   addUnsignedAttribute,
   buildSignedData,
@@ -149,8 +153,15 @@ export {
   type SignedDataInput,
   signatureValue,
 } from './pdf/cms/signed-data.ts'
-export { type DocumentSigningKey, ecdsaDer, webCryptoSigningKey } from './pdf/cms/signing-key.ts'
+export { certificationRequest, makeSignerKey } from './pdf/cms/signer-request.ts'
+export {
+  type DocumentSigningKey,
+  EC_SIGNING_KEY,
+  ecdsaDer,
+  webCryptoSigningKey,
+} from './pdf/cms/signing-key.ts'
 export { checkTimestampToken, type TimestampCheck } from './pdf/cms/timestamp-token.ts'
+export { distinguishedName, NAME_OID } from './pdf/cms/x509-name.ts'
 export { commonName, subjectText } from './pdf/cms/x509-text.ts'
 export { PdfError, type PdfErrorCode } from './pdf/pdf-errors.ts'
 export { MAX_PDF_BYTES } from './pdf/read-budget.ts'
@@ -171,3 +182,12 @@ export {
   signPdf,
 } from './pdf/sign-pdf.ts'
 export { describeChanges } from './pdf/signature-changes.ts'
+export {
+  ANCHOR_ATTRIBUTE_OID,
+  certificateEmail,
+  certificateTrust,
+  isSignerCertificate,
+  PROJECT_ARC,
+  SIGNER_EKU,
+  SIGNER_POLICY_OID,
+} from './pdf/signer-profile.ts'

@@ -1,14 +1,14 @@
-// The service's PDF signer for the app's lifetime (src/pdf-signing/): opened from the configuration when the app is
-// built, so a key or certificate that cannot sign stops the start; its token process closed with the app.
+// The service's signer CA for the app's lifetime (src/pdf-signing/): opened from the configuration when the app is
+// built, so a key or certificate that cannot certify stops the start; its token process closed with the app.
 import fp from 'fastify-plugin'
-import { openPdfSigner } from '../../pdf-signing/open-pdf-signer.ts'
-import type { PdfSigner } from '../../pdf-signing/pdf-signer.ts'
+import { openSignerAuthority } from '../../pdf-signing/open-pdf-signer.ts'
 import { createPdfSigningMetrics, type PdfSigningMetrics } from '../../pdf-signing/pdf-signing-metrics.ts'
+import type { SignerAuthority } from '../../pdf-signing/signer-authority.ts'
 import type { AppInstance } from '../app-types.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    pdfSigner: PdfSigner
+    signerAuthority: SignerAuthority
     pdfSigningMetrics: PdfSigningMetrics
   }
 }
@@ -18,7 +18,7 @@ export const pdfSigningPlugin = fp(
     const { config, metrics } = app.deps
     const pdfMetrics = createPdfSigningMetrics(metrics.registry)
     const log = app.log.child({ component: 'pdf-signing' })
-    const opened = await openPdfSigner(config, {
+    const opened = await openSignerAuthority(config, {
       onAttempt: (url, outcome, reason) => {
         const authority = new URL(url).host
         pdfMetrics.timestampRequests.inc({ authority, outcome })
@@ -26,12 +26,12 @@ export const pdfSigningPlugin = fp(
       },
       onKeyHealth: (up, reason) => {
         pdfMetrics.keyUp.set(up ? 1 : 0)
-        log[up ? 'info' : 'error']({ reason }, up ? 'the PDF signing key signs again' : 'the PDF signing key is down')
+        log[up ? 'info' : 'error']({ reason }, up ? 'the signer CA key signs again' : 'the signer CA key is down')
       },
     })
     pdfMetrics.keyUp.set(1)
     pdfMetrics.certificateExpiry.set(Math.floor(opened.notAfter.getTime() / 1000))
-    app.decorate('pdfSigner', opened.signer)
+    app.decorate('signerAuthority', opened.authority)
     app.decorate('pdfSigningMetrics', pdfMetrics)
     app.addHook('onClose', async () => opened.close())
   },

@@ -13,9 +13,11 @@ const InfoSchema = z.object({
   verifyBaseUrl: z.string(),
   pdfSigning: z
     .object({
-      certificates: z.array(z.string()).describe('PEM: the signing certificate first, then its chain up to the root'),
+      certificates: z
+        .array(z.string())
+        .describe('PEM: the CA that certifies signers first, then its chain up to the root'),
     })
-    .describe("What the service's PDF signatures (PAdES) are made with, for verifiers to trust or pin"),
+    .describe('The CA whose certificates name the signers of PDF signatures (PAdES), for verifiers to trust or pin'),
   version: z.string(),
 })
 
@@ -29,7 +31,7 @@ export async function infoRoutes(app: AppInstance): Promise<void> {
     publicRpcUrl: chain.publicRpcUrl,
     explorerTxUrl: chain.explorerTxUrl,
     verifyBaseUrl: config.verifyBaseUrl,
-    pdfSigning: { certificates: app.pdfSigner.certificates.map(certificatePem) },
+    pdfSigning: { certificates: app.signerAuthority.certificates.map(certificatePem) },
     version: SERVICE_VERSION,
   }
   app.get('/api/info', { schema: { tags: ['verify'], response: { 200: InfoSchema } } }, async () => info)

@@ -1,12 +1,27 @@
-// POST /api/pdf-signatures: the CMS of a PDF signature (PAdES B-T) for one of the caller's confirmed anchors, over
-// the digest of the PDF's byte range, which the client computed; the service never sees the document. One PDF
-// signature per anchor: the same request again gets the same answer, another digest a 409.
-import { subjectText } from '@docanchor/client'
+// The service as its signers' certificate authority (issue 37). POST /api/signer-certificates certifies the key of a
+// signer's PKCS#10 request under the account's verified e-mail. POST /api/pdf-signatures takes a PDF signature's CMS
+// that such a key made for one of the caller's confirmed anchors (its signed attributes name the anchor) and answers
+// it with a timestamp token added (PAdES B-T). The service never signs a document or a digest itself. One PDF
+// signature per anchor: the same request again gets the same answer, another digest a 409, and a concurrent request
+// that will lose costs no time-stamping authority anything.
+import { compositeHashesEqual, subjectText } from '@docanchor/client'
 import { z } from 'zod'
 import { ChainUnavailableError, orChainUnavailable } from '../../chain/chain-errors.ts'
 import { blockOrNull } from '../../chain/definite-reads.ts'
-import { findPdfSignature, keepPdfSignature, type StoredPdfSignature } from '../../pdf-signing/pdf-signature-store.ts'
+import {
+  completePdfSignature,
+  releasePdfSignature,
+  reservePdfSignature,
+  type StoredPdfSignature,
+} from '../../pdf-signing/pdf-signature-store.ts'
 import type { PdfSignatureOutcome } from '../../pdf-signing/pdf-signing-metrics.ts'
+import { type CheckedSignature, SignatureRefusedError } from '../../pdf-signing/signer-authority.ts'
+import { CertificateRequestError, serialOf } from '../../pdf-signing/signer-certificate.ts'
+import {
+  certificateBase64,
+  recordSignerCertificate,
+  signerCertificateStatus,
+} from '../../pdf-signing/signer-certificate-store.ts'
 import { TimestampUnavailableError } from '../../pdf-signing/timestamp-authority.ts'
 import { findAnchorByTxHash } from '../../relayer/outbox/anchors.ts'
 import { TokenCallError } from '../../relayer/signers/pkcs11-key.ts'
@@ -20,77 +35,143 @@ import { ProblemError, ProblemSchema } from '../problem.ts'
  */
 const SIGNING_WINDOW_MS = 50 * 60_000
 const MINUTE_MS = 60_000
+/** A P-256 request is about 300 bytes; a signer's CMS with its chain a few kilobytes (the PDF reserves 16 KiB). */
+const MAX_CSR_BASE64 = 4096
+const MAX_CMS_BASE64 = 16_384
 
-const BodySchema = z.strictObject({
+const base64 = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'expected base64')
+    .transform((value) => new Uint8Array(Buffer.from(value, 'base64')))
+
+const CertificateBodySchema = z.strictObject({
+  csr: base64(MAX_CSR_BASE64).describe('A PKCS#10 request (DER, base64) for a P-256 key, signed by that key'),
+})
+
+const CertificateResponseSchema = z.object({
+  certificate: z.string().describe('The signer certificate (DER, base64)'),
+  chain: z.array(z.string()).describe('The issuing CA up to the root (DER, base64)'),
+  serialNumber: z.string().describe('Lower-case hex'),
+  email: z.string().describe('The account’s verified e-mail, which the certificate names'),
+  notAfter: z.string(),
+})
+
+const SignatureBodySchema = z.strictObject({
   txHash: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, 'expected 0x followed by 64 hex digits')
     .transform((value) => value.toLowerCase())
     .describe('A confirmed anchor of the caller'),
-  digest: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits')
-    .transform((value) => value.toLowerCase())
-    .describe("SHA-256 of the PDF's /ByteRange, hex"),
+  cms: base64(MAX_CMS_BASE64).describe(
+    "The PDF signature's CMS SignedData (DER, base64) made with the caller's signer certificate, its signed " +
+      'attributes naming this anchor; without a timestamp',
+  ),
 })
 
-const ResponseSchema = z.object({
+const SignatureResponseSchema = z.object({
   txHash: z.string(),
-  digest: z.string(),
-  cms: z.string().describe("The CMS SignedData (DER, base64) for the PDF's /Contents"),
-  signer: z.string().describe("The signing certificate's subject"),
+  digest: z.string().describe("SHA-256 of the PDF's /ByteRange, hex: the CMS's messageDigest"),
+  cms: z.string().describe("The CMS with its signature timestamp token (DER, base64), for the PDF's /Contents"),
+  signer: z.string().describe("The signer certificate's subject"),
   timestamp: z.object({ time: z.string(), authority: z.string() }),
   blockTime: z.string().describe("The anchor's block time"),
 })
 
 export async function pdfSignatureRoutes(app: AppInstance): Promise<void> {
   const { config, database, chain } = app.deps
-  const { pdfSigner, pdfSigningMetrics } = app
-  const signer = subjectText(pdfSigner.certificates[0]!)
+  const { signerAuthority, pdfSigningMetrics } = app
+  const chainCertificates = signerAuthority.certificates.map(certificateBase64)
   app.addHook('onRequest', app.authenticate)
   const limitPerUser = app.limiter({
     name: 'pdf-signatures',
     max: config.limits.relayPerUserPerMinute,
     timeWindowMs: MINUTE_MS,
-    what: 'PDF signature requests',
+    what: 'PDF signature and certificate requests',
     key: (request) => request.user.id,
   })
-  const view = (txHash: string, kept: StoredPdfSignature) => ({
-    txHash,
-    digest: kept.digest,
-    cms: Buffer.from(kept.cms).toString('base64'),
-    signer,
-    timestamp: { time: kept.timestampTime.toISOString(), authority: kept.timestampAuthority },
-    blockTime: kept.blockTime.toISOString(),
-  })
+
+  app.post(
+    '/api/signer-certificates',
+    {
+      preHandler: (request) => limitPerUser(request),
+      bodyLimit: 8192,
+      schema: {
+        tags: ['relay'],
+        summary: 'Certify your own signing key under your verified e-mail (a certificate of the service’s CA)',
+        security: [{ bearerAuth: [] }],
+        body: CertificateBodySchema,
+        response: {
+          201: CertificateResponseSchema,
+          400: ProblemSchema,
+          401: ProblemSchema,
+          403: ProblemSchema.describe('EMAIL_NOT_VERIFIED: the sign-in did not verify the account’s e-mail'),
+          422: ProblemSchema.describe('CSR_INVALID: not a PKCS#10 request for a P-256 key signed by that key'),
+          429: ProblemSchema,
+          503: ProblemSchema.describe('SIGNING_UNAVAILABLE: the CA key did not sign; ask again'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { user } = request
+      if (!user.verified) {
+        throw new ProblemError(403, 'EMAIL_NOT_VERIFIED', 'Your sign-in did not verify your e-mail address')
+      }
+      try {
+        const certificate = await signerAuthority.issue(request.body.csr, { email: user.email, trust: user.trust })
+        await recordSignerCertificate(database.db, user.id, certificate)
+        reply.code(201)
+        return {
+          certificate: certificateBase64(certificate),
+          chain: chainCertificates,
+          serialNumber: serialOf(certificate),
+          email: user.email,
+          notAfter: certificate.notAfter.value.toISOString(),
+        }
+      } catch (error) {
+        if (error instanceof CertificateRequestError) throw new ProblemError(422, 'CSR_INVALID', error.message)
+        if (error instanceof TokenCallError) {
+          request.log.error({ reason: error.message }, 'the CA key did not sign')
+          throw new ProblemError(503, 'SIGNING_UNAVAILABLE', 'The signing key is unavailable; try again later')
+        }
+        throw error
+      }
+    },
+  )
 
   app.post(
     '/api/pdf-signatures',
     {
       preHandler: (request) => limitPerUser(request),
+      bodyLimit: 32_768,
       schema: {
         tags: ['relay'],
-        summary: 'Sign the digest of a PDF byte range for one of your confirmed anchors (PAdES B-T)',
+        summary: 'Timestamp the PDF signature you made for one of your confirmed anchors (PAdES B-T)',
         security: [{ bearerAuth: [] }],
-        body: BodySchema,
+        body: SignatureBodySchema,
         response: {
-          200: ResponseSchema.describe('The same request again: the signature made the first time'),
-          201: ResponseSchema.describe('Signed and timestamped'),
+          200: SignatureResponseSchema.describe('The same request again: the signature timestamped the first time'),
+          201: SignatureResponseSchema.describe('Timestamped'),
           400: ProblemSchema,
           401: ProblemSchema,
+          403: ProblemSchema.describe('CERTIFICATE_NOT_YOURS or CERTIFICATE_REVOKED'),
           404: ProblemSchema.describe('ANCHOR_NOT_FOUND: no anchor of yours has this transaction hash'),
           409: ProblemSchema.describe(
-            'ANCHOR_NOT_CONFIRMED; PDF_SIGNATURE_CONFLICT (signed for another digest already); PDF_SIGNATURE_TOO_LATE',
+            'ANCHOR_NOT_CONFIRMED; PDF_SIGNATURE_CONFLICT (signed for another digest already); ' +
+              'PDF_SIGNATURE_IN_PROGRESS (another request is timestamping it: ask again); PDF_SIGNATURE_TOO_LATE',
           ),
+          422: ProblemSchema.describe('PDF_SIGNATURE_REFUSED: the CMS is not a signature of yours naming this anchor'),
           429: ProblemSchema,
           502: ProblemSchema.describe('CHAIN_UNAVAILABLE: the anchor’s block could not be read'),
-          503: ProblemSchema.describe('TIMESTAMP_UNAVAILABLE or SIGNING_UNAVAILABLE: nothing was kept; ask again'),
+          503: ProblemSchema.describe('TIMESTAMP_UNAVAILABLE: nothing was kept; ask again'),
         },
       },
     },
     async (request, reply) => {
-      const { txHash, digest } = request.body
-      let outcome: PdfSignatureOutcome = 'signing_unavailable'
+      const { txHash, cms } = request.body
+      let outcome: PdfSignatureOutcome = 'refused'
+      let reserved: { anchorId: string; digest: string } | undefined
       try {
         const anchor = await findAnchorByTxHash(database.db, txHash)
         if (!anchor || anchor.userId !== request.user.id) {
@@ -101,15 +182,19 @@ export async function pdfSignatureRoutes(app: AppInstance): Promise<void> {
           outcome = 'not_confirmed'
           throw new ProblemError(409, 'ANCHOR_NOT_CONFIRMED', 'The anchor is not confirmed yet: ask again once it is')
         }
-        const kept = await findPdfSignature(database.db, anchor.id)
-        if (kept) {
-          if (kept.digest !== digest) {
-            outcome = 'conflict'
-            throw conflict()
-          }
-          outcome = 'repeated'
-          reply.code(200)
-          return view(txHash, kept)
+        const checked = await signerAuthority.check(cms).catch((error: unknown) => {
+          if (error instanceof SignatureRefusedError) throw refused(error.message)
+          throw error
+        })
+        await ensureOwnCertificate(checked, request.user.id)
+        const named = checked.anchor
+        if (
+          named.chainId !== chain.chainId ||
+          named.contract !== chain.contractAddress.toLowerCase() ||
+          named.txHash !== txHash ||
+          !compositeHashesEqual(named.compositeHash, anchor.compositeHash)
+        ) {
+          throw refused('its signed attributes name another anchor (chain, contract, transaction or composite hash)')
         }
         outcome = 'chain_unavailable'
         const block = await orChainUnavailable(() => blockOrNull(chain.client, BigInt(anchor.blockNumber!)))
@@ -123,32 +208,37 @@ export async function pdfSignatureRoutes(app: AppInstance): Promise<void> {
             `A PDF signature is made within ${SIGNING_WINDOW_MS / MINUTE_MS} minutes of its anchor; this one was mined at ${blockTime.toISOString()}`,
           )
         }
-        outcome = 'signing_unavailable'
-        const signed = await pdfSigner.sign(Buffer.from(digest, 'hex'))
-        const stored = await keepPdfSignature(database.db, anchor.id, {
-          digest,
-          cms: signed.cms,
-          timestampTime: signed.timestampTime,
-          timestampAuthority: signed.timestampAuthority,
-          blockTime,
-        })
-        // Another request for the same anchor was stored first.
-        if (stored.digest !== digest) {
-          outcome = 'conflict'
-          throw conflict()
+        const slot = await reservePdfSignature(database.db, anchor.id, checked.digest, blockTime)
+        if (slot.state === 'taken') {
+          if (slot.digest !== checked.digest) {
+            outcome = 'conflict'
+            throw conflict()
+          }
+          if (!slot.made) {
+            outcome = 'in_progress'
+            throw new ProblemError(
+              409,
+              'PDF_SIGNATURE_IN_PROGRESS',
+              'Another request is timestamping this anchor’s signature; ask again in a moment',
+            )
+          }
+          outcome = 'repeated'
+          reply.code(200)
+          return view(txHash, slot.made, checked)
         }
+        reserved = { anchorId: anchor.id, digest: checked.digest }
+        outcome = 'timestamp_unavailable'
+        const timestamped = await signerAuthority.timestamp(checked)
+        await completePdfSignature(database.db, anchor.id, timestamped)
+        reserved = undefined
         outcome = 'created'
         reply.code(201)
-        return view(txHash, stored)
+        return view(txHash, { ...timestamped, blockTime }, checked)
       } catch (error) {
+        if (reserved) await releasePdfSignature(database.db, reserved.anchorId, reserved.digest)
         if (error instanceof TimestampUnavailableError) {
-          outcome = 'timestamp_unavailable'
           request.log.warn({ reason: error.message }, 'no timestamp for a PDF signature')
           throw new ProblemError(503, 'TIMESTAMP_UNAVAILABLE', 'No time-stamping authority answered; try again later')
-        }
-        if (error instanceof TokenCallError) {
-          request.log.error({ reason: error.message }, 'the PDF signing key did not sign')
-          throw new ProblemError(503, 'SIGNING_UNAVAILABLE', 'The signing key is unavailable; try again later')
         }
         if (error instanceof ChainUnavailableError) {
           throw new ProblemError(502, 'CHAIN_UNAVAILABLE', 'The anchor’s block could not be read; try again later')
@@ -159,7 +249,32 @@ export async function pdfSignatureRoutes(app: AppInstance): Promise<void> {
       }
     },
   )
+
+  /** The signature's certificate is one this CA issued the caller, not revoked. */
+  async function ensureOwnCertificate(checked: CheckedSignature, userId: string): Promise<void> {
+    const status = await signerCertificateStatus(database.db, serialOf(checked.signer))
+    if (!status || status.userId !== userId) {
+      throw new ProblemError(403, 'CERTIFICATE_NOT_YOURS', 'The signature’s certificate was not issued to you')
+    }
+    if (status.revokedAt) {
+      throw new ProblemError(403, 'CERTIFICATE_REVOKED', 'The signature’s certificate is revoked')
+    }
+  }
 }
+
+function view(txHash: string, kept: StoredPdfSignature, checked: CheckedSignature) {
+  return {
+    txHash,
+    digest: kept.digest,
+    cms: Buffer.from(kept.cms).toString('base64'),
+    signer: subjectText(checked.signer),
+    timestamp: { time: kept.timestampTime.toISOString(), authority: kept.timestampAuthority },
+    blockTime: kept.blockTime.toISOString(),
+  }
+}
+
+const refused = (reason: string) =>
+  new ProblemError(422, 'PDF_SIGNATURE_REFUSED', `The PDF signature is refused: ${reason}`)
 
 const conflict = () =>
   new ProblemError(409, 'PDF_SIGNATURE_CONFLICT', 'This anchor’s PDF signature was made for another document')

@@ -191,7 +191,9 @@ function unsignedBytesChangeSomething(result: PdfCheckResult): boolean {
 function pdfSignatureWords(pdfSignature: PdfSignatureCheck | null): Phrase {
   if (!pdfSignature) return ['It carries no PDF signature: it was made before the service added them.']
   if (pdfSignature.status !== 'valid') return ['Its PDF signature is NOT valid.']
-  const by = pdfSignature.madeByService ? 'the service’s certificate' : 'a certificate the service does not publish'
+  const by = pdfSignature.certifiedByService
+    ? `the certificate the service issued ${pdfSignature.signerEmail ?? 'its signer'}`
+    : 'a certificate the service did not issue'
   const { timestamp } = pdfSignature
   const when = timestamp
     ? [

@@ -52,10 +52,16 @@ export const runSign: CliRun = async (argv, context) => {
   const service = await loginServiceUrl(context, values.service)
   // Only now, with the arguments known to be good: the PDF signer and the API client are most of the command's load.
   const [
-    { MAX_PDF_BYTES, MAX_STAMP_SIZE, MIN_STAMP_SIZE, signPdf, trustFromJwtClaims },
+    { anchoredSignatureCms, MAX_PDF_BYTES, MAX_STAMP_SIZE, MIN_STAMP_SIZE, signPdf, trustFromJwtClaims },
     { activeLogin },
     { ServiceClient },
-  ] = await Promise.all([import('@docanchor/client'), import('../login-state.ts'), import('../service-client.ts')])
+    { signerIdentity },
+  ] = await Promise.all([
+    import('@docanchor/client'),
+    import('../login-state.ts'),
+    import('../service-client.ts'),
+    import('../signer-identity.ts'),
+  ])
   const points = 'a number of points from the lower-left corner of the page as displayed'
   const placement = {
     page: numberOption('page', values.page, (n) => Number.isInteger(n) && n >= 1, 'a page number: 1, 2, …'),
@@ -77,6 +83,8 @@ export const runSign: CliRun = async (argv, context) => {
   try {
     const client = new ServiceClient(service, login.token, { fetch: context.fetch })
     const info = await client.info()
+    // Certified before anything is anchored: a refusal (an unverified e-mail) spends nothing.
+    const signer = await signerIdentity(context.config.configDir, client, login.email)
     const result = await signPdf(bytes, {
       signer: {
         type,
@@ -94,8 +102,8 @@ export const runSign: CliRun = async (argv, context) => {
       chainId: info.chainId,
       contractAddress: info.contractAddress,
       anchor: (request) => client.relay(request),
-      pdfSignature: (request) =>
-        client.pdfSignature(request).catch((error: unknown) => {
+      pdfSignature: async (request) =>
+        client.pdfSignature(request.txHash, await anchoredSignatureCms(signer, request)).catch((error: unknown) => {
           throw new CliError(
             `the signature is anchored (transaction ${request.txHash}) but the service did not sign the PDF: ` +
               `${(error as Error).message}; nothing was written`,

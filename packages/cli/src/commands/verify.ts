@@ -71,7 +71,9 @@ function timestampWords(timestamp: PdfSignatureCheck['timestamp']): string {
 function ownPdfSignatureLine(pdfSignature: PdfSignatureCheck | null): string {
   if (!pdfSignature) return 'no PDF signature (signed before the service made them)'
   if (pdfSignature.status !== 'valid') return `PDF signature ${pdfSignature.status.toUpperCase()}`
-  const by = pdfSignature.madeByService ? "the service's certificate" : 'a certificate the service does not publish'
+  const by = pdfSignature.certifiedByService
+    ? `the certificate the service's CA issued ${pdfSignature.signerEmail ?? 'the signer'}`
+    : 'a certificate the service did not issue'
   return `PDF signature valid, made with ${by} (${pdfSignature.signer?.subject}), ${timestampWords(pdfSignature.timestamp)}`
 }
 

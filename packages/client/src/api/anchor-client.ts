@@ -3,7 +3,6 @@
 // AnchorApiError. Web APIs only (fetch, AbortSignal, WebCrypto), so it runs in Node, browsers and Electron.
 
 import type { z } from 'zod'
-import type { PdfSignatureRequest } from '../pdf/sign-pdf.ts'
 import { AnchorApiError, AnchorNetworkError, AnchorNotConfirmedError, parseRetryAfter } from './anchor-api-error.ts'
 import {
   type AccountExport,
@@ -31,6 +30,8 @@ import {
   RelaySchema,
   type RequestCodeBody,
   type ServiceInfo,
+  type SignerCertificateResult,
+  SignerCertificateSchema,
   type SignInResult,
   SignInSchema,
   type VerifyCodeBody,
@@ -91,10 +92,16 @@ export interface AnchorClient {
   /** Anchors a composite hash; idempotent, so repeating the same request is safe. */
   relay(body: RelayBody, options?: RelayOptions): Promise<RelayResult>
   /**
-   * The service's PDF signature (CMS) over `digest` (SHA-256 of a PDF's byte range, hex) for one of the user's
-   * confirmed anchors: signPdf's `pdfSignature`, with `pdfSignatureCms`. The same request again answers the same.
+   * A certificate of the service's CA for the signer's own key, naming the account's verified e-mail: `csr` is a
+   * PKCS#10 request (`certificationRequest`), DER.
    */
-  pdfSignature(body: PdfSignatureRequest, options?: CallOptions): Promise<PdfSignatureResult>
+  signerCertificate(csr: Uint8Array, options?: CallOptions): Promise<SignerCertificateResult>
+  /**
+   * The PDF signature `cms` (made with the signer's key and certificate for one of the user's confirmed anchors, its
+   * signed attributes naming it: `anchoredSignatureCms`) with the service's timestamp added: signPdf's
+   * `pdfSignature`, with `pdfSignatureCms`. The same request again answers the same.
+   */
+  pdfSignature(body: { txHash: string; cms: Uint8Array }, options?: CallOptions): Promise<PdfSignatureResult>
   /** The state of one of the user's own anchors. */
   anchor(compositeHash: string, options?: CallOptions): Promise<AnchorState>
   /** A page of the user's anchors, newest first; `cursor` is the previous page's `nextCursor`. */
@@ -261,11 +268,18 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
       if (result.status === 'confirmed' || !relayOptions.waitMs) return result
       return awaitConfirmation(result, relayOptions)
     },
-    pdfSignature: ({ txHash, digest }, callOptions) =>
+    signerCertificate: (csr, callOptions) =>
+      call(SignerCertificateSchema, {
+        method: 'POST',
+        path: '/api/signer-certificates',
+        body: { csr: toBase64(csr) },
+        signal: callOptions?.signal,
+      }),
+    pdfSignature: ({ txHash, cms }, callOptions) =>
       call(PdfSignatureSchema, {
         method: 'POST',
         path: '/api/pdf-signatures',
-        body: { txHash, digest },
+        body: { txHash, cms: toBase64(cms) },
         signal: callOptions?.signal,
       }),
     anchor: (compositeHash, callOptions) =>
@@ -353,6 +367,12 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }, ms)
     signal?.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = ''
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary)
 }
 
 /** The CMS's DER from a `pdfSignature` answer: what signPdf's `pdfSignature` resolves with. */

@@ -50,6 +50,17 @@ export const InfoSchema = z.object({
   version: z.string().max(100),
 })
 
+/** The answer of `POST /api/signer-certificates`: a certificate of the service's CA for the signer's own key. */
+export const SignerCertificateSchema = z.object({
+  /** DER, base64. */
+  certificate: z.string().max(10_000),
+  /** The issuing CA up to the root, DER, base64. */
+  chain: z.array(z.string().max(10_000)).max(10),
+  serialNumber: z.string().max(100),
+  email: z.string().max(320),
+  notAfter: z.string(),
+})
+
 /** The answer of `POST /api/pdf-signatures`. */
 export const PdfSignatureSchema = z.object({
   txHash: z.string(),
@@ -233,6 +244,7 @@ export type Me = z.infer<typeof MeSchema>
 export type ServiceInfo = z.infer<typeof InfoSchema>
 export type RelayResult = z.infer<typeof RelaySchema>
 export type PdfSignatureResult = z.infer<typeof PdfSignatureSchema>
+export type SignerCertificateResult = z.infer<typeof SignerCertificateSchema>
 export type AnchorState = z.infer<typeof AnchorStateSchema>
 export type AnchorPage = z.infer<typeof AnchorPageSchema>
 export type AccountExport = z.infer<typeof AccountExportSchema>

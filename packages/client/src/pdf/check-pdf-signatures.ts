@@ -4,13 +4,14 @@
 // any other product's, so that none is silently ignored.
 import { fromBER } from 'asn1js'
 import type { Certificate } from 'pkijs'
+import type { AnchorReference } from './anchor-attribute.ts'
 import { chainTrust } from './cms/certificate-trust.ts'
 import { checkCmsSignature } from './cms/cms-signature.ts'
-import { bytesEqual, certificateOf } from './cms/der.ts'
+import { certificateOf } from './cms/der.ts'
 import { checkTimestampToken } from './cms/timestamp-token.ts'
-import { nameText } from './cms/x509-text.ts'
 import type { SignedPdf } from './read-signed-pdf.ts'
 import type { PdfSignatureField } from './signature-fields.ts'
+import { certificateEmail } from './signer-profile.ts'
 
 export interface PdfSignatureCheck {
   /** The field's name; null when it has none or the file is encrypted. */
@@ -23,10 +24,14 @@ export interface PdfSignatureCheck {
   /** The signer's certificate chains to a trusted root. */
   trusted: boolean
   /**
-   * The service made this signature: its certificate is one the service publishes (its /api/info), or a renewal of
-   * it (the same subject, issued by the same CA, valid when it signed).
+   * The signer's certificate was issued by the service's CA (the certificates its /api/info publishes), valid when it
+   * signed: a signer the service certified.
    */
-  madeByService: boolean
+  certifiedByService: boolean
+  /** The e-mail the signer's certificate names (its rfc822Name); null when it names none. */
+  signerEmail: string | null
+  /** The anchor the CMS's signed attributes name; null when they name none. */
+  anchor: AnchorReference | null
   /** Why it is not trusted, in a reader's words; null when it is (or nothing could be checked). */
   trustProblem: string | null
   signer: { subject: string; commonName: string } | null
@@ -41,7 +46,7 @@ const DOCUMENT_TIMESTAMP = 'ETSI.RFC3161'
 export interface PdfSignatureTrust {
   /** Roots a signer's or a TSA's certificate may chain to. */
   roots: Certificate[]
-  /** The service's certificates (DER): a signature made with one of them is the service's. */
+  /** The service's CA certificates (DER): a signer certificate one of them issued is a signer the service certified. */
   service: readonly Uint8Array[]
 }
 
@@ -51,7 +56,14 @@ export async function checkPdfSignature(
   trust: PdfSignatureTrust,
 ): Promise<PdfSignatureCheck> {
   const { roots } = trust
-  const base = { name: field.name, revision: field.revision, subFilter: field.subFilter, madeByService: false }
+  const base = {
+    name: field.name,
+    revision: field.revision,
+    subFilter: field.subFilter,
+    certifiedByService: false,
+    signerEmail: null,
+    anchor: null,
+  }
   const failed = (problem: string): PdfSignatureCheck => ({
     ...base,
     status: 'invalid',
@@ -87,9 +99,14 @@ export async function checkPdfSignature(
   const cms = await checkCmsSignature(contents, range, roots)
   const { timestamp } = cms
   const made = cms.signer?.certificate
+  const signerCertificate = made === undefined ? undefined : certificateOf(made)
   return {
     ...base,
-    madeByService: made !== undefined && (await madeByService(made, trust.service, timestamp?.time ?? new Date())),
+    certifiedByService:
+      signerCertificate !== undefined &&
+      (await certifiedBy(signerCertificate, trust.service, timestamp?.time ?? new Date())),
+    signerEmail: signerCertificate ? certificateEmail(signerCertificate) : null,
+    anchor: cms.anchor,
     status: cms.valid ? 'valid' : 'invalid',
     trusted: cms.trusted,
     trustProblem: cms.trustProblem,
@@ -194,17 +211,9 @@ function derLength(bytes: Uint8Array): number | null {
   return offset < 0 || result.error ? null : offset
 }
 
-/**
- * Whether `signer` is the service's certificate: one it publishes, or one with the same subject from the same issuer
- * (a renewal: the issuing CA vouches for the subject, so nobody else holds such a certificate), chaining to the
- * published issuers at `at`.
- */
-async function madeByService(signer: Uint8Array, service: readonly Uint8Array[], at: Date): Promise<boolean> {
-  if (service.some((certificate) => bytesEqual(certificate, signer))) return true
-  const [leaf, ...issuers] = service.map(certificateOf)
-  if (!leaf || issuers.length === 0) return false
-  const candidate = certificateOf(signer)
-  const sameName = nameText(candidate.subject) === nameText(leaf.subject)
-  const sameIssuer = nameText(candidate.issuer) === nameText(leaf.issuer)
-  return sameName && sameIssuer && (await chainTrust(candidate, issuers, issuers, at)).trusted
+/** Whether `signer` was issued by one of the service's CA certificates, and valid at `at`. */
+async function certifiedBy(signer: Certificate, service: readonly Uint8Array[], at: Date): Promise<boolean> {
+  const issuers = service.map(certificateOf)
+  if (issuers.length === 0) return false
+  return (await chainTrust(signer, issuers, issuers, at)).trusted
 }

@@ -38,8 +38,8 @@ export interface CheckSignedPdfOptions {
   /** The user password of an encrypted PDF that has one. */
   password?: string
   /**
-   * The service's certificates (DER; its /api/info's pdfSigning): an anchored signature's PDF signature must be made
-   * with one of them. Without any, nobody's certificate is required of it (and it is reported as not checked).
+   * The service's CA certificates (DER; its /api/info's pdfSigning): an anchored signature's PDF signature must be
+   * made with a certificate one of them issued. Without any, no issuer is required of it.
    */
   serviceCertificates?: readonly Uint8Array[]
   /** Roots (DER) other products' signers and the time-stamping authorities may chain to: the system's, say. */
@@ -270,16 +270,39 @@ async function checkSignature(
   return check
 }
 
-/** The PDF signature of an anchored signature's revision: intact, the service's, timestamped near the anchor. */
+/**
+ * The PDF signature of an anchored signature's revision: intact, made by a signer the service's CA certified, naming
+ * this anchor in what it signs, by the e-mail the service attests, timestamped near the anchor.
+ */
 function judgeOwnPdfSignature(check: SignatureCheck, pdfSignature: PdfSignatureCheck, serviceKnown: boolean): void {
   check.pdfSignature = pdfSignature
-  const { problems } = check
+  const { problems, signature } = check
   if (pdfSignature.status === 'not checked') problems.push(`its PDF signature is of a kind not checked here`)
   if (pdfSignature.status === 'invalid')
     problems.push(`its PDF signature is invalid: ${pdfSignature.problems.join('; ')}`)
   if (pdfSignature.status !== 'valid') return
-  if (serviceKnown && !pdfSignature.madeByService) {
-    problems.push(`its PDF signature was not made with the service's certificate (${pdfSignature.signer?.subject})`)
+  if (serviceKnown && !pdfSignature.certifiedByService) {
+    problems.push(
+      `its PDF signature's certificate was not issued by the service's CA (${pdfSignature.signer?.subject})`,
+    )
+  }
+  const { anchor } = pdfSignature
+  if (!anchor) problems.push('its PDF signature does not name its anchor (made before signers had certificates)')
+  else {
+    const composite = check.anchorRecord?.compositeHash ?? signature.composite_hash
+    const named =
+      anchor.txHash === signature.tx_hash.toLowerCase() &&
+      compositeHashesEqual(anchor.compositeHash, composite) &&
+      (signature.chain_id == null || anchor.chainId === signature.chain_id) &&
+      (signature.contract_address == null || anchor.contract === signature.contract_address.toLowerCase())
+    if (!named) problems.push(`its PDF signature names another anchor (transaction ${anchor.txHash})`)
+  }
+  const email = signature.signer_email.toLowerCase()
+  if (check.identity?.state === 'attested' && pdfSignature.signerEmail !== email) {
+    problems.push(
+      `its PDF signature was made with a certificate of ${pdfSignature.signerEmail ?? 'no e-mail'}, not of ${email}, ` +
+        'whom the service attests',
+    )
   }
   const { timestamp } = pdfSignature
   if (!timestamp) {

@@ -43,8 +43,9 @@ export interface SignPdfOptions {
   /** Anchors the composite hash; resolves with the confirmed transaction hash. */
   anchor: (request: AnchorRequest) => Promise<{ txHash: string }>
   /**
-   * The PDF signature's CMS over the revision's byte range, for the anchor just made: in practice the service's
-   * `POST /api/pdf-signatures`, which sees only the digest. Resolves with the CMS's DER.
+   * The PDF signature's CMS over the revision's byte range, for the anchor just made: in practice made with the
+   * signer's own key and certificate (`anchoredSignatureCms`), its signed attributes naming the anchor, then
+   * timestamped by the service's `POST /api/pdf-signatures`, which sees only the signature. Resolves with the CMS's DER.
    */
   pdfSignature: (request: PdfSignatureRequest) => Promise<Uint8Array>
 }
@@ -54,6 +55,10 @@ export interface PdfSignatureRequest {
   txHash: string
   /** SHA-256 of the revision's byte range, lower-case hex. */
   digest: string
+  /** The anchor's composite hash, chain and contract: what the CMS's anchor attribute names. */
+  compositeHash: string
+  chainId: number | undefined
+  contractAddress: string | undefined
 }
 
 export interface SignPdfResult {
@@ -100,7 +105,14 @@ export async function signPdf(input: Uint8Array, options: SignPdfOptions): Promi
     signerName: options.signer.name,
     reason: signatureReason(txHash, options),
     time: new Date(payload.ts * 1000),
-    sign: (digest) => options.pdfSignature({ txHash, digest: toHex(digest) }),
+    sign: (digest) =>
+      options.pdfSignature({
+        txHash,
+        digest: toHex(digest),
+        compositeHash: request.compositeHash,
+        chainId: options.chainId,
+        contractAddress: options.contractAddress,
+      }),
   })
   return { bytes, signature, signatures, qrUrl, stamp: prepared.stamp, signedBytes: input.length }
 }

@@ -5,10 +5,10 @@ import {
   AnchorApiError,
   type AnchorClient,
   AnchorNetworkError,
+  certifiedSigner,
   checkSignedPdf,
   createAnchorClient,
   createPkcePair,
-  pdfSignatureCms,
   signPdf,
   txHashToBase64Url,
 } from '@docanchor/client'
@@ -82,8 +82,10 @@ describe('createAnchorClient against the real service', () => {
     const signed = await signPdf(await pdfLibDocument(), {
       signer: { type: 'individual', name: 'Ada Lovelace', email: 'ada@example.com' },
       verifyBaseUrl: info.verifyBaseUrl,
+      chainId: info.chainId,
+      contractAddress: info.contractAddress,
       anchor: (request) => api.relay(request, { waitMs: 60_000 }),
-      pdfSignature: async (request) => pdfSignatureCms(await api.pdfSignature(request)),
+      pdfSignature: (await certifiedSigner(api)).pdfSignature,
     })
     const txHash = signed.signature.tx_hash
     const record = await api.verify(txHash)
@@ -148,8 +150,10 @@ describe('createAnchorClient against the real service', () => {
       const signing = signPdf(await pdfLibDocument(), {
         signer: { type: 'company', name: 'Pending Ltd', email: 'pending@example.com' },
         verifyBaseUrl: VERIFY_BASE,
+        chainId: t.testChain.chain.id,
+        contractAddress: t.testChain.contract,
         anchor: (request) => watching.relay(request, { waitMs: 60_000, pollIntervalMs: 50 }),
-        pdfSignature: async (request) => pdfSignatureCms(await watching.pdfSignature(request)),
+        pdfSignature: (await certifiedSigner(watching)).pdfSignature,
       })
       // Bounded, so a relay that never answers fails here, naming what was seen, not at the test timeout.
       await expect.poll(() => answers, { timeout: 10_000 }).toEqual([202])

@@ -2,11 +2,11 @@
 // WebCrypto and the PDF signer together, as a web app or an Electron renderer runs them.
 import {
   AnchorApiError,
+  certifiedSigner,
   checkSignedPdf,
   createAnchorClient,
   decryptPayload,
   parseQrUrl,
-  pdfSignatureCms,
   signPdf,
   txHashToBase64Url,
 } from '@docanchor/client'
@@ -29,7 +29,7 @@ describe('createAnchorClient in Chromium', () => {
       chainId,
       contractAddress,
       anchor: (request) => api.relay(request, { waitMs: 60_000 }),
-      pdfSignature: async (request) => pdfSignatureCms(await api.pdfSignature(request)),
+      pdfSignature: (await certifiedSigner(api)).pdfSignature,
     })
     expect((await checkSignedPdf(signed.bytes, { verify: api.lookupAnchor })).valid).toBe(true)
     const { txHash, key } = parseQrUrl(signed.qrUrl)

@@ -2,6 +2,7 @@
 // does its signature verify, does its certificate chain to a trusted root, and what does its timestamp token say.
 // The same checks for the service's signatures and for any other product's.
 import type { Certificate } from 'pkijs'
+import { type AnchorReference, readAnchorAttribute } from '../anchor-attribute.ts'
 import { chainTrust } from './certificate-trust.ts'
 import { buffer, bytesEqual, certificateDer, OID, sha256, signedDataOf } from './der.ts'
 import { signatureValue } from './signed-data.ts'
@@ -21,6 +22,8 @@ export interface CmsSignatureCheck {
   timestamp: TimestampCheck | null
   /** ESS signing-certificate-v2 (PAdES requires it). */
   signingCertificateV2: boolean
+  /** The anchor its signed attributes name (anchor-attribute.ts); null when they name none. */
+  anchor: AnchorReference | null
   problems: string[]
 }
 
@@ -41,6 +44,7 @@ export async function checkCmsSignature(
       trustProblem: null,
       timestamp: null,
       signingCertificateV2: false,
+      anchor: null,
       problems: ['its /Contents is not a CMS signature'],
     }
   }
@@ -80,6 +84,7 @@ export async function checkCmsSignature(
     trustProblem: trust.trusted ? null : (trust.reason ?? null),
     timestamp,
     signingCertificateV2: attributes.some((attribute) => attribute.type === OID.signingCertificateV2),
+    anchor: readAnchorAttribute(signerInfo),
     problems,
   }
 }

@@ -35,6 +35,8 @@ export interface SignedDataInput {
   messageDigest: Uint8Array
   /** Encapsulated content (a timestamp token's TSTInfo); absent for a detached signature. */
   content?: Uint8Array
+  /** More signed attributes: the anchor a PDF signature belongs to (anchor-attribute.ts). */
+  attributes?: readonly Attribute[]
 }
 
 export async function buildSignedData(input: SignedDataInput): Promise<SignedData> {
@@ -47,6 +49,7 @@ export async function buildSignedData(input: SignedDataInput): Promise<SignedDat
       new Attribute({ type: OID.contentType, values: [new ObjectIdentifier({ value: input.contentType })] }),
       new Attribute({ type: OID.messageDigest, values: [new OctetString({ valueHex: buffer(input.messageDigest) })] }),
       await signingCertificateV2(certificate),
+      ...(input.attributes ?? []),
     ],
   })
   // The signature covers the attributes' DER as a SET (tag 0x31), not as the [0] IMPLICIT field they are sent as.

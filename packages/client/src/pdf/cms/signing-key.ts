@@ -4,6 +4,9 @@
 import { createCMSECDSASignature } from 'pkijs'
 import { buffer } from './der.ts'
 
+/** The curve of every key this project makes: P-256 (ECDSA), what PAdES baseline and the CA/B Forum accept. */
+export const EC_SIGNING_KEY = { name: 'ECDSA', namedCurve: 'P-256' } as const
+
 export interface DocumentSigningKey {
   readonly keyType: 'ec' | 'rsa'
   /** Signs `data` (hashed with SHA-256 here or on the token). */

@@ -1,37 +1,70 @@
-// The service's PDF signatures, checked by OpenSSL (an implementation that is not ours) and by the client package's
-// checker: CMS SignedData with contentType, messageDigest and signingCertificateV2 and no signing-time, a signature
-// timestamp token from the development TSA or from a real RFC 3161 authority (`openssl ts`), failover between
+// The service as its signers' CA, checked by OpenSSL (an implementation that is not ours) and by the client
+// package's checker: a signer certificate for the key of a PKCS#10 request, naming the account's e-mail and nothing
+// else; the signer's CMS (contentType, messageDigest, signingCertificateV2, the anchor, no signing-time) checked
+// before it is timestamped, by the development TSA or a real RFC 3161 authority (`openssl ts`); failover between
 // authorities within a deadline.
 import { execFile } from 'node:child_process'
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { CMS_OID, checkCmsSignature } from '@docanchor/client'
+import {
+  anchoredSignatureCms,
+  CMS_OID,
+  type CmsSigner,
+  certificateDer,
+  certificationRequest,
+  checkCmsSignature,
+  makeSignerKey,
+  webCryptoSigningKey,
+} from '@docanchor/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { certificatePem, parsePemCertificates } from '../../src/pdf-signing/certificates.ts'
 import { developmentIdentity } from '../../src/pdf-signing/development-certificates.ts'
 import { developmentTimestampAuthority } from '../../src/pdf-signing/development-timestamp-authority.ts'
 import { httpTimestampAuthorities } from '../../src/pdf-signing/http-timestamp-authorities.ts'
-import type { SigningIdentity } from '../../src/pdf-signing/issue-certificate.ts'
-import { PdfSigner } from '../../src/pdf-signing/pdf-signer.ts'
+import { identityOf, makeIdentity, type SigningIdentity } from '../../src/pdf-signing/issue-certificate.ts'
+import { SignerAuthority } from '../../src/pdf-signing/signer-authority.ts'
+import { CertificateRequestError } from '../../src/pdf-signing/signer-certificate.ts'
 import { TimestampUnavailableError } from '../../src/pdf-signing/timestamp-authority.ts'
 import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
 
 const run = promisify(execFile)
 const CONTENT = new TextEncoder().encode('the byte range of a PDF, which only the client holds')
+const ADA = { email: 'ada@example.com', trust: 'google' } as const
 
 let dir: string
 let identity: SigningIdentity
 let tsa: OpensslTsa
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
 const digest = async (bytes: Uint8Array) =>
-  new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>))
+  hex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)))
+const request = async (bytes = CONTENT) => ({
+  txHash: `0x${'11'.repeat(32)}`,
+  digest: await digest(bytes),
+  compositeHash: `0x${'22'.repeat(32)}`,
+  chainId: 31337,
+  contractAddress: `0x${'33'.repeat(20)}`,
+})
+
+/** A signer whose key `authority` certified for Ada. */
+async function signerOf(authority: SignerAuthority, account: { email: string; trust: 'email' | 'google' } = ADA) {
+  const keys = await makeSignerKey()
+  const certificate = await authority.issue(await certificationRequest(keys, account.email), account)
+  const signer: CmsSigner = {
+    key: webCryptoSigningKey(keys.privateKey),
+    certificates: [certificate, ...authority.certificates],
+  }
+  return { signer, certificate, keys }
+}
+
+const development = () => new SignerAuthority(identity.ca, developmentTimestampAuthority(identity.timestamping))
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'pdf-signer-'))
+  dir = await mkdtemp(join(tmpdir(), 'signer-authority-'))
   ;[identity, tsa] = await Promise.all([developmentIdentity(dir), startOpensslTsa()])
   await writeFile(join(dir, 'content.bin'), CONTENT)
-  await writeFile(join(dir, 'dev-ca.pem'), certificatePem(identity.signing.certificates[1]!))
+  await writeFile(join(dir, 'dev-ca.pem'), certificatePem(identity.ca.certificates[0]!))
   await writeFile(join(dir, 'tsa-ca.pem'), tsa.caPem)
 }, 60_000)
 
@@ -46,21 +79,22 @@ async function printed(cms: Uint8Array): Promise<string> {
   return (await run('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', join(dir, 'print.cms')])).stdout
 }
 
-describe('the development identity', () => {
-  it('is one identity when instances on one DATA_DIR make it at the same moment', async () => {
-    const shared = await mkdtemp(join(tmpdir(), 'pdf-signer-race-'))
+describe('the development CA', () => {
+  it('is one CA when instances on one DATA_DIR make it at the same moment', async () => {
+    const shared = await mkdtemp(join(tmpdir(), 'signer-authority-race-'))
     try {
       const made = await Promise.all(Array.from({ length: 4 }, () => developmentIdentity(shared)))
-      const pems = made.map((one) => certificatePem(one.signing.certificates[0]!))
+      const pems = made.map((one) => certificatePem(one.ca.certificates[0]!))
       expect(new Set(pems).size).toBe(1)
-      // And the key on disk is the key of that certificate: a signature made after a restart verifies with it.
+      // And the key on disk is the key of that certificate: what it certifies after a restart chains to it.
       const reloaded = await developmentIdentity(shared)
-      expect(certificatePem(reloaded.signing.certificates[0]!)).toBe(pems[0])
-      const signed = await new PdfSigner(reloaded.signing, developmentTimestampAuthority(reloaded.timestamping)).sign(
-        await digest(CONTENT),
+      const authority = new SignerAuthority(reloaded.ca, developmentTimestampAuthority(reloaded.timestamping))
+      const { signer } = await signerOf(authority)
+      const timestamped = await authority.timestamp(
+        await authority.check(await anchoredSignatureCms(signer, await request())),
       )
-      const roots = parsePemCertificates(certificatePem(made[0]!.signing.certificates[1]!))
-      expect((await checkCmsSignature(signed.cms, CONTENT, roots)).valid).toBe(true)
+      const roots = parsePemCertificates(pems[0]!)
+      expect(await checkCmsSignature(timestamped.cms, CONTENT, roots)).toMatchObject({ valid: true, trusted: true })
       expect((await readdir(shared)).sort()).toEqual(['pdf-signing'])
     } finally {
       await rm(shared, { recursive: true, force: true })
@@ -69,16 +103,15 @@ describe('the development identity', () => {
 
   it('is made once under DATA_DIR/pdf-signing, keys 0600, and the same after a restart', async () => {
     const again = await developmentIdentity(dir)
-    expect(certificatePem(again.signing.certificates[0]!)).toBe(certificatePem(identity.signing.certificates[0]!))
-    for (const name of ['ca-key.pem', 'signing-key.pem', 'timestamping-key.pem']) {
+    expect(certificatePem(again.ca.certificates[0]!)).toBe(certificatePem(identity.ca.certificates[0]!))
+    for (const name of ['ca-key.pem', 'timestamping-key.pem']) {
       expect((await stat(join(dir, 'pdf-signing', name))).mode & 0o777).toBe(0o600)
     }
-    const text = (await run('openssl', ['x509', '-noout', '-text', '-in', join(dir, 'pdf-signing', 'signing.pem')]))
-      .stdout
+    const text = (await run('openssl', ['x509', '-noout', '-text', '-in', join(dir, 'pdf-signing', 'ca.pem')])).stdout
     expect(text).toContain(
-      'Subject: C = ZZ, O = Development only: not a trusted identity, CN = "Document Anchoring Service (development certificate, untrusted)"',
+      'Subject: C = ZZ, O = Development only: not a trusted identity, CN = Document Anchoring Service development CA (untrusted)',
     )
-    expect(text).toMatch(/Key Usage: critical\s+Digital Signature, Non Repudiation/)
+    expect(text).toMatch(/Key Usage: critical\s+Certificate Sign, CRL Sign/)
     const timestamping = (
       await run('openssl', ['x509', '-noout', '-text', '-in', join(dir, 'pdf-signing', 'timestamping.pem')])
     ).stdout
@@ -86,17 +119,72 @@ describe('the development identity', () => {
   })
 })
 
+describe('a signer certificate', () => {
+  it('names the account’s e-mail alone, for document signing, under the policy of its sign-in', async () => {
+    const { certificate } = await signerOf(development())
+    await writeFile(join(dir, 'signer.pem'), certificatePem(certificate))
+    const text = (await run('openssl', ['x509', '-noout', '-text', '-in', join(dir, 'signer.pem')])).stdout
+    expect(text).toContain('Subject: emailAddress = ada@example.com, CN = ada@example.com')
+    expect(text).toMatch(/Basic Constraints: critical\s+CA:FALSE/)
+    expect(text).toMatch(/Key Usage: critical\s+Digital Signature, Non Repudiation/)
+    expect(text).toMatch(/Extended Key Usage: \s+(Document Signing|1\.3\.6\.1\.5\.5\.7\.3\.36), E-mail Protection/)
+    expect(text).toMatch(/Subject Alternative Name: \s+email:ada@example.com/)
+    expect(text).toMatch(/Policy: 2\.999\.6362\.2\.2/)
+    const verified = await run('openssl', ['verify', '-CAfile', join(dir, 'dev-ca.pem'), join(dir, 'signer.pem')])
+    expect(verified.stdout).toContain('signer.pem: OK')
+  })
+
+  it('is refused for a request its key did not sign, or for a key that is not P-256', async () => {
+    const keys = await makeSignerKey()
+    const other = await makeSignerKey()
+    const csr = await certificationRequest(keys, ADA.email)
+    // The request's public key replaced by another's: its signature no longer proves possession.
+    const otherCsr = await certificationRequest(other, ADA.email)
+    const spliced = Buffer.from(csr)
+    const publicKeyAt = (der: Uint8Array) => Buffer.from(der).indexOf(Buffer.from('04', 'hex'), 40)
+    Buffer.from(otherCsr).copy(spliced, publicKeyAt(csr), publicKeyAt(otherCsr), publicKeyAt(otherCsr) + 65)
+    await expect(development().issue(new Uint8Array(spliced), ADA)).rejects.toThrow(CertificateRequestError)
+    await expect(development().issue(new Uint8Array([1, 2, 3]), ADA)).rejects.toThrow(CertificateRequestError)
+    await run('openssl', [
+      'req',
+      '-new',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'rsa.key'),
+      '-subj',
+      '/CN=x',
+      '-outform',
+      'DER',
+      '-out',
+      join(dir, 'rsa.csr'),
+    ])
+    const rsa = new Uint8Array(await import('node:fs/promises').then((fs) => fs.readFile(join(dir, 'rsa.csr'))))
+    await expect(development().issue(rsa, ADA)).rejects.toThrow(/not for an ECDSA P-256 key/)
+  })
+})
+
 describe('a PDF signature’s CMS', () => {
   for (const source of ['the development TSA', 'openssl ts over HTTP'] as const) {
-    it(`verifies in OpenSSL with the signing attributes PAdES asks for, timestamped by ${source}`, async () => {
-      const authority =
+    it(`verifies in OpenSSL with the signed attributes PAdES asks for and its anchor, timestamped by ${source}`, async () => {
+      const timestamps =
         source === 'the development TSA'
           ? developmentTimestampAuthority(identity.timestamping)
           : httpTimestampAuthorities(
               { urls: [tsa.url], attemptTimeoutMs: 5_000, deadlineMs: 10_000, attempts: 2 },
               { onAttempt: () => {} },
             )
-      const signed = await new PdfSigner(identity.signing, authority).sign(await digest(CONTENT))
+      const authority = new SignerAuthority(identity.ca, timestamps)
+      const { signer } = await signerOf(authority)
+      const checked = await authority.check(await anchoredSignatureCms(signer, await request()))
+      expect(checked.anchor).toEqual({
+        chainId: 31337,
+        contract: `0x${'33'.repeat(20)}`,
+        txHash: `0x${'11'.repeat(32)}`,
+        compositeHash: `0x${'22'.repeat(32)}`,
+      })
+      const signed = await authority.timestamp(checked)
       await writeFile(join(dir, 'signature.cms'), signed.cms)
       const verified = await run('openssl', [
         'cms',
@@ -124,32 +212,45 @@ describe('a PDF signature’s CMS', () => {
       expect(signedAttributes).toContain('object: contentType (1.2.840.113549.1.9.3)')
       expect(signedAttributes).toContain('object: messageDigest (1.2.840.113549.1.9.4)')
       expect(signedAttributes).toContain('object: id-smime-aa-signingCertificateV2 (1.2.840.113549.1.9.16.2.47)')
+      expect(signedAttributes).toContain('(2.999.6362.1)')
       expect(signedAttributes).not.toContain('signingTime')
       expect(structure).toContain('object: id-smime-aa-timeStampToken (1.2.840.113549.1.9.16.2.14)')
       expect(Math.abs(signed.timestampTime.getTime() - Date.now())).toBeLessThan(60_000)
 
-      const roots = [identity.signing.certificates[1]!, ...parsePemCertificates(tsa.caPem)]
+      const roots = [identity.ca.certificates[0]!, ...parsePemCertificates(tsa.caPem)]
       const check = await checkCmsSignature(signed.cms, CONTENT, roots)
       expect(check).toMatchObject({ valid: true, trusted: true, signingCertificateV2: true, problems: [] })
       expect(check.timestamp).toMatchObject({ valid: true, trusted: true, authority: signed.timestampAuthority })
-      expect(check.signer?.commonName).toBe('Document Anchoring Service (development certificate, untrusted)')
+      expect(check.signer?.commonName).toBe(ADA.email)
     })
   }
 
-  it('is refused by the checker for other bytes, and untrusted without the service’s CA', async () => {
-    const signed = await new PdfSigner(identity.signing, developmentTimestampAuthority(identity.timestamping)).sign(
-      await digest(CONTENT),
+  it('is refused before any timestamp when another CA certified it, it names no anchor, or its signature is forged', async () => {
+    const authority = development()
+    const { ca, timestamping } = await makeIdentity()
+    const elsewhere = new SignerAuthority(
+      identityOf(ca, timestamping).ca,
+      developmentTimestampAuthority(identity.timestamping),
     )
-    const roots = [identity.signing.certificates[1]!]
-    const changed = await checkCmsSignature(signed.cms, new TextEncoder().encode('other bytes'), roots)
-    expect(changed).toMatchObject({ valid: false, problems: ['the document’s bytes are not what was signed'] })
-    const unknownRoot = await checkCmsSignature(signed.cms, CONTENT, parsePemCertificates(tsa.caPem))
-    expect(unknownRoot).toMatchObject({
-      valid: true,
-      trusted: false,
-      trustProblem: 'it does not chain to a trusted root',
-    })
-    expect(unknownRoot.timestamp).toMatchObject({ valid: true, trusted: false })
+    const foreign = await signerOf(elsewhere)
+    await expect(authority.check(await anchoredSignatureCms(foreign.signer, await request()))).rejects.toThrow(
+      'its certificate was not issued by this service',
+    )
+    const { signer } = await signerOf(authority)
+    const { buildSignedData, contentInfoDer } = await import('@docanchor/client')
+    const anchorless = contentInfoDer(
+      await buildSignedData({
+        signer,
+        contentType: CMS_OID.data,
+        messageDigest: Buffer.from(await digest(CONTENT), 'hex'),
+      }),
+    )
+    await expect(authority.check(anchorless)).rejects.toThrow('its signed attributes name no anchor')
+    // Ada's certificate on a CMS another key signed.
+    const mallory = await signerOf(authority, { email: 'mallory@example.com', trust: 'email' })
+    const forged = await anchoredSignatureCms({ ...mallory.signer, certificates: signer.certificates }, await request())
+    await expect(authority.check(forged)).rejects.toThrow('its signature does not verify with its certificate')
+    expect(certificateDer(signer.certificates[1]!)).toEqual(certificateDer(identity.ca.certificates[0]!))
   })
 
   it('carries a development TSA token that `openssl ts -verify` accepts', async () => {

@@ -1,0 +1,160 @@
+// The certificate the service's CA issues a signer (issue 37): for a key the signer holds (proved by its PKCS#10
+// request), naming the account's verified e-mail and nothing unverified, as the CA/Browser Forum's mailbox-validated
+// S/MIME profile asks: subject CN and emailAddress are the e-mail, and so is the rfc822Name. Key usage digitalSignature
+// and nonRepudiation only (no key encipherment or agreement: it encrypts no mail); extended key usage documentSigning
+// (RFC 9336) and emailProtection, because NSS (poppler's pdfsig, and every reader built on it) checks a PDF signer
+// for the "e-mail signer" usage and refuses a certificate whose EKU lacks emailProtection; no serverAuth or
+// clientAuth, so it passes for no TLS use. The sign-in provider that verified the e-mail is the certificate policy.
+// The certificate is signed with the CA's key through DocumentSigningKey: a WebCrypto key (the embedded default) or
+// the PKCS#11 token's.
+import {
+  type CmsSigner,
+  certificateOf,
+  distinguishedName,
+  NAME_OID,
+  SIGNER_EKU,
+  SIGNER_POLICY_OID,
+  type TrustAnchor,
+  toHex,
+} from '@docanchor/client'
+import { BitString, Integer, ObjectIdentifier, OctetString } from 'asn1js'
+import {
+  AlgorithmIdentifier,
+  AuthorityKeyIdentifier,
+  BasicConstraints,
+  Certificate,
+  CertificatePolicies,
+  CertificationRequest,
+  Extension,
+  ExtKeyUsage,
+  GeneralName,
+  GeneralNames,
+  id_AuthorityKeyIdentifier,
+  id_BasicConstraints,
+  id_CertificatePolicies,
+  id_ExtKeyUsage,
+  id_KeyUsage,
+  id_SubjectAltName,
+  id_SubjectKeyIdentifier,
+  PolicyInformation,
+} from 'pkijs'
+
+const OID_EC_PUBLIC_KEY = '1.2.840.10045.2.1'
+const OID_P256 = '1.2.840.10045.3.1.7'
+const OID_ECDSA_SHA256 = '1.2.840.10045.4.3.2'
+const OID_RSA_SHA256 = '1.2.840.113549.1.1.11'
+
+export class CertificateRequestError extends Error {}
+
+/** The public key of a PKCS#10 request whose signature proves its sender holds the private key; P-256 only. */
+export async function provenRequest(der: Uint8Array): Promise<CertificationRequest> {
+  let request: CertificationRequest
+  try {
+    request = CertificationRequest.fromBER(der.slice())
+  } catch {
+    throw new CertificateRequestError('the certificate request is not a PKCS#10 request (DER)')
+  }
+  const info = request.subjectPublicKeyInfo
+  const curve = info.algorithm.algorithmParams
+  if (info.algorithm.algorithmId !== OID_EC_PUBLIC_KEY || !(curve instanceof ObjectIdentifier)) {
+    throw new CertificateRequestError('the certificate request is not for an ECDSA P-256 key')
+  }
+  if (curve.valueBlock.toString() !== OID_P256) {
+    throw new CertificateRequestError('the certificate request is not for an ECDSA P-256 key')
+  }
+  const verified = await request.verify().catch(() => false)
+  if (!verified) throw new CertificateRequestError('the certificate request is not signed by its key')
+  return request
+}
+
+export interface SignerCertificateInput {
+  request: CertificationRequest
+  email: string
+  trust: TrustAnchor
+  issuer: CmsSigner
+  notBefore: Date
+  notAfter: Date
+}
+
+export async function issueSignerCertificate(input: SignerCertificateInput): Promise<Certificate> {
+  const issuerCertificate = input.issuer.certificates[0]!
+  const certificate = new Certificate()
+  certificate.version = 2
+  certificate.serialNumber = new Integer({ valueHex: serialNumber() })
+  certificate.issuer = issuerCertificate.subject
+  certificate.subject = distinguishedName([
+    [NAME_OID.emailAddress, input.email],
+    [NAME_OID.commonName, input.email],
+  ])
+  certificate.notBefore.value = input.notBefore
+  certificate.notAfter.value = input.notAfter
+  certificate.subjectPublicKeyInfo = input.request.subjectPublicKeyInfo
+  const keyId = new Uint8Array(await crypto.subtle.digest('SHA-1', publicKeyBits(certificate)))
+  certificate.extensions = [
+    extension(id_BasicConstraints, new BasicConstraints({ cA: false }).toSchema(), true),
+    // digitalSignature (bit 0) and nonRepudiation (bit 1).
+    extension(id_KeyUsage, new BitString({ valueHex: new Uint8Array([0xc0]).buffer, unusedBits: 6 }), true),
+    extension(
+      id_ExtKeyUsage,
+      new ExtKeyUsage({ keyPurposes: [SIGNER_EKU.documentSigning, SIGNER_EKU.emailProtection] }).toSchema(),
+    ),
+    extension(
+      id_SubjectAltName,
+      new GeneralNames({ names: [new GeneralName({ type: 1, value: input.email })] }).toSchema(),
+    ),
+    extension(
+      id_CertificatePolicies,
+      new CertificatePolicies({
+        certificatePolicies: [new PolicyInformation({ policyIdentifier: SIGNER_POLICY_OID[input.trust] })],
+      }).toSchema(),
+    ),
+    extension(id_SubjectKeyIdentifier, new OctetString({ valueHex: keyId.buffer })),
+    ...authorityKeyId(issuerCertificate),
+  ]
+  return signWith(certificate, input.issuer)
+}
+
+/** Signs the certificate's to-be-signed part with the issuer's key, whatever holds it. */
+async function signWith(certificate: Certificate, issuer: CmsSigner): Promise<Certificate> {
+  const algorithm = new AlgorithmIdentifier({
+    algorithmId: issuer.key.keyType === 'ec' ? OID_ECDSA_SHA256 : OID_RSA_SHA256,
+  })
+  certificate.signature = algorithm
+  certificate.signatureAlgorithm = algorithm
+  const tbs = new Uint8Array(certificate.encodeTBS().toBER(false))
+  const value = await issuer.key.sign(tbs)
+  certificate.signatureValue = new BitString({ valueHex: new Uint8Array(value).buffer })
+  // Parsed back from its DER, so that what is returned is exactly what was signed.
+  return certificateOf(new Uint8Array(certificate.toSchema(true).toBER(false)))
+}
+
+function extension(extnID: string, value: { toBER(sizeOnly?: boolean): ArrayBuffer }, critical = false): Extension {
+  return new Extension({ extnID, critical, extnValue: value.toBER(false) })
+}
+
+function authorityKeyId(issuer: Certificate): Extension[] {
+  const issuerKeyId = issuer.extensions?.find((e) => e.extnID === id_SubjectKeyIdentifier)?.parsedValue as
+    | OctetString
+    | undefined
+  if (!issuerKeyId) return []
+  const authority = new AuthorityKeyIdentifier({
+    keyIdentifier: new OctetString({ valueHex: new Uint8Array(issuerKeyId.valueBlock.valueHexView).buffer }),
+  })
+  return [extension(id_AuthorityKeyIdentifier, authority.toSchema())]
+}
+
+function publicKeyBits(certificate: Certificate): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(certificate.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView).slice()
+}
+
+/** 16 random bytes with the high bit clear: a positive INTEGER without padding. */
+function serialNumber(): ArrayBuffer {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  bytes[0] = (bytes[0]! & 0x7f) | 0x01
+  return bytes.buffer
+}
+
+/** The certificate's serial number, lower-case hex: how the store and the revocation lists name it. */
+export function serialOf(certificate: Certificate): string {
+  return toHex(new Uint8Array(certificate.serialNumber.valueBlock.valueHexView))
+}
