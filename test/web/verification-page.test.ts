@@ -7,6 +7,7 @@ import {
   type AnchorPayload,
   type AnchorRequest,
   anchoredSignatureCms,
+  type CmsSigner,
   certificationRequest,
   encryptPayload,
   generatePayloadKey,
@@ -703,7 +704,9 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
      * /api/pdf-signatures would for these anchors.
      */
     const pdfSignatureAs = (email: string) => {
-      const signer = (async () => {
+      // Made at the first signature, once the app is built.
+      let signer: Promise<CmsSigner> | undefined
+      const certify = async (): Promise<CmsSigner> => {
         const keys = await makeSignerKey()
         const csr = await certificationRequest(keys, email)
         const certificate = await app.signerAuthority.issue(csr, { email, trust: 'email' })
@@ -711,8 +714,9 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
           key: webCryptoSigningKey(keys.privateKey),
           certificates: [certificate, ...app.signerAuthority.certificates],
         }
-      })()
+      }
       return async (request: PdfSignatureRequest) => {
+        signer ??= certify()
         const cms = await anchoredSignatureCms(await signer, {
           ...request,
           chainId: testChain.chain.id,
