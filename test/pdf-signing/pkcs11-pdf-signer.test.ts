@@ -17,7 +17,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { certificateOf } from '../../packages/client/src/pdf/cms/der.ts'
 import { ConfigError } from '../../src/config.ts'
-import { openSignerAuthority } from '../../src/pdf-signing/open-pdf-signer.ts'
+import { openSignerAuthority } from '../../src/pdf-signing/open-signer-authority.ts'
 import { testConfig } from '../helpers/app.ts'
 import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
 import { provisionPdfSigningKey } from '../helpers/pdf-signing-token.ts'

@@ -4,13 +4,15 @@
 // rendered page, qpdf's view of each revision shows that no revision changed page content, and a signature another
 // product made before keeps its validity.
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { readSignedPdf } from '@docanchor/client'
+import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, signInTestUser, type TestApp } from '../../../test/helpers/app.ts'
+import { query } from '../../../test/relay/relay-helpers.ts'
 import { qpdfCheck, scanQrCodes } from '../../client/test/pdf/fixtures.ts'
 import { pdfsigReport, signedBySignpdf } from '../../client/test/pdf/other-signers.ts'
 import { pdfLibDocument } from '../../client/test/pdf/portable-fixtures.ts'
@@ -161,6 +163,24 @@ describe('a PDF signed twice with anchor sign', () => {
     expect(verified.stdout).toContain('by Document Anchoring Service development TSA (untrusted)')
     expect(verified.stdout).toMatch(/Verified: all 2 signatures are valid\.\n$/)
     expect(verified.code).toBe(0)
+  })
+})
+
+describe('the signer’s key and certificate', () => {
+  it('stay on this device, readable by the user alone; the service certified them once for both signatures', async () => {
+    for (const name of ['signer-key.pem', 'signer-certificates.json']) {
+      expect((await stat(join(dir, 'config', 'anchor', name))).mode & 0o777, name).toBe(0o600)
+    }
+    const issued = await query<{ n: unknown }>(t.database.handle.db, sql`SELECT count(*) AS n FROM signer_certificates`)
+    expect(Number(issued[0]!.n)).toBe(1)
+    // And the service holds no private key of the signer's: only the certificate it issued.
+    const key = await readFile(join(dir, 'config', 'anchor', 'signer-key.pem'), 'utf8')
+    const stored = await query<{ certificate: string }>(
+      t.database.handle.db,
+      sql`SELECT certificate FROM signer_certificates`,
+    )
+    expect(key).toMatch(/^-----BEGIN PRIVATE KEY-----/)
+    expect(stored[0]!.certificate).not.toContain(key.split('\n')[1]!)
   })
 })
 

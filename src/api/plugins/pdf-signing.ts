@@ -1,7 +1,7 @@
 // The service's signer CA for the app's lifetime (src/pdf-signing/): opened from the configuration when the app is
 // built, so a key or certificate that cannot certify stops the start; its token process closed with the app.
 import fp from 'fastify-plugin'
-import { openSignerAuthority } from '../../pdf-signing/open-pdf-signer.ts'
+import { openSignerAuthority } from '../../pdf-signing/open-signer-authority.ts'
 import { createPdfSigningMetrics, type PdfSigningMetrics } from '../../pdf-signing/pdf-signing-metrics.ts'
 import type { SignerAuthority } from '../../pdf-signing/signer-authority.ts'
 import type { AppInstance } from '../app-types.ts'
