@@ -15,7 +15,9 @@ export const runLogin: CliRun = async (argv, context) => {
   if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`)
   const service = serviceUrl(context, values.service)
   const { io } = context
-  const lines = createInterface({ input: io.stdin, terminal: false })[Symbol.asyncIterator]()
+  // Closed when the command ends: an open interface keeps a terminal's stdin reading, and the process alive.
+  const reader = createInterface({ input: io.stdin, terminal: false })
+  const lines = reader[Symbol.asyncIterator]()
   const ask = async (prompt: string) => {
     io.stderr.write(prompt)
     const line = await lines.next()
@@ -41,6 +43,6 @@ export const runLogin: CliRun = async (argv, context) => {
     io.stderr.write(`(token saved in ${tokenFile(context.config.configDir)})\n`)
     return 0
   } finally {
-    await lines.return?.()
+    reader.close()
   }
 }
