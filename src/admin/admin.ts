@@ -22,7 +22,8 @@ if (argv.includes('--help') || argv.length === 0) {
       const config = loadConfigFromProcess()
       const dataDir = resolve(config.dataDir)
       const logger = pino({ level: 'info' }, process.stderr) as unknown as FastifyBaseLogger
-      const database = await openMigratedDatabase(config.database.url, dataDir, 1)
+      // Two connections: the migrator holds its lock on one and migrates on another (one alone waits forever).
+      const database = await openMigratedDatabase(config.database.url, dataDir, 2)
       const { chain, embedded } = await connectChain(config, dataDir, logger)
       const context = createRelayContext({
         db: database.db,
@@ -46,8 +47,9 @@ if (argv.includes('--help') || argv.length === 0) {
     stderr: process.stderr,
     async open() {
       const config = loadConfigFromProcess()
-      // As the service opens it: a data directory never used yet gets the schema.
-      const database = await openMigratedDatabase(config.database.url, resolve(config.dataDir), 1)
+      // As the service opens it: a data directory never used yet gets the schema. Two connections: the migrator holds
+      // its lock on one and migrates on another (one alone waits forever on PostgreSQL).
+      const database = await openMigratedDatabase(config.database.url, resolve(config.dataDir), 2)
       const { Redis } = await import('ioredis')
       const redis = config.redis.url ? new Redis(config.redis.url, { maxRetriesPerRequest: 1 }) : undefined
       return {
