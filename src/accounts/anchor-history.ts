@@ -33,6 +33,10 @@ export interface HistoryPage {
 const CURSOR_TEXT =
   /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z) ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/
 
+/** No anchor was made before this service existed, nor after what a four-digit year holds. */
+const FIRST_YEAR = 2000
+const LAST_YEAR = 9999
+
 /** Opaque to clients: base64url of the time and the id. */
 export function encodeCursor(cursor: HistoryCursor): string {
   return Buffer.from(`${cursor.createdAt.toISOString()} ${cursor.id}`, 'latin1').toString('base64url')
@@ -44,8 +48,11 @@ export function decodeCursor(text: string): HistoryCursor | undefined {
   if (!match) return undefined
   const createdAt = new Date(match[1]!)
   const cursor = { createdAt, id: match[2]! }
-  // Only the one spelling encodeCursor gives (base64url decoding skips what it does not know) and a real date.
-  return !Number.isNaN(createdAt.getTime()) && encodeCursor(cursor) === text ? cursor : undefined
+  // Only the one spelling encodeCursor gives (base64url decoding skips what it does not know), and a time an anchor
+  // can have: JavaScript takes the year 0000, which PostgreSQL refuses (22008) once the query runs.
+  const year = createdAt.getUTCFullYear()
+  const plausible = !Number.isNaN(year) && year >= FIRST_YEAR && year <= LAST_YEAR
+  return plausible && encodeCursor(cursor) === text ? cursor : undefined
 }
 
 export async function anchorHistory(

@@ -68,8 +68,8 @@ function answerHeadersFor(headers: AnswerHeaders, request: IncomingMessage): Rec
 const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i
 
 /**
- * What no route can serve: an HTTP/1.1 request without `Host` (RFC 9112, 3.2), answered 400 like any other malformed
- * one; an HTTP/1.1 `Expect` other than `100-continue` (RFC 9110, 10.1.1), 417, with the connection closed, since a
+ * What no route can serve: an HTTP/1.1 request without `Host`, or any with two (RFC 9112, 3.2), answered 400 like any
+ * other malformed one; an HTTP/1.1 `Expect` other than `100-continue` (RFC 9110, 10.1.1), 417, with the connection closed, since a
  * body the client holds back may follow. HTTP/1.0's `Expect` is ignored, as that RFC asks and Node does.
  */
 export function requestProblem(request: FastifyRequest): ProblemError | undefined {
@@ -78,12 +78,22 @@ export function requestProblem(request: FastifyRequest): ProblemError | undefine
   if (host === undefined && http11) {
     return new ProblemError(400, 'MALFORMED_REQUEST', 'An HTTP/1.1 request must carry a Host header')
   }
+  // Node keeps the first of two Host headers; a proxy in front may have routed by the second (RFC 9112, 3.2: 400).
+  if (hostHeaders(request.raw.rawHeaders) > 1) {
+    return new ProblemError(400, 'MALFORMED_REQUEST', 'A request must carry one Host header, not several')
+  }
   if (expect !== undefined && http11 && !CONTINUE_EXPECTATION.test(expect)) {
     return new ProblemError(417, 'EXPECTATION_FAILED', 'The only expectation this server meets is 100-continue', {
       headers: { connection: 'close' },
     })
   }
   return undefined
+}
+
+function hostHeaders(rawHeaders: readonly string[]): number {
+  let count = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'host') count++
+  return count
 }
 
 function clientProblem(code: string | undefined): ProblemError {

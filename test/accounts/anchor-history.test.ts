@@ -82,12 +82,15 @@ describe('GET /api/anchors', () => {
 
   it('answers 400 for a limit out of range and a cursor it did not give, 401 without a session', async () => {
     const forged = encodeCursor({ createdAt: new Date(), id: '00000000-0000-0000-0000-000000000000' })
+    // The probe's cursor of the year 0000, which JavaScript reads and PostgreSQL refused with a 500 (issue 38).
+    const yearZero = Buffer.from('0000-01-01T00:00:00.000Z 00000000-0000-0000-0000-000000000000').toString('base64url')
     const cases = [
       '?limit=0',
       '?limit=101',
       '?limit=ten',
       '?cursor=bm90LWEtY3Vyc29y',
       `?cursor=${forged}x`,
+      `?cursor=${yearZero}`,
       `?cursor=${'A'.repeat(201)}`,
       '?page=2',
     ]

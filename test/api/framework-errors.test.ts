@@ -128,6 +128,18 @@ describe('answers Node’s HTTP server would give by itself', () => {
     expect(parseRaw(await rawRequest(port, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200)
   })
 
+  it('answers a request with two Host headers with 400 MALFORMED_REQUEST, as HAProxy does (issue 38)', async () => {
+    const response = parseRaw(
+      await rawRequest(
+        port,
+        'GET /healthz HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\nConnection: close\r\n\r\n',
+      ),
+    )
+    expect(response.status).toBe(400)
+    expectProblem(response, 400, 'MALFORMED_REQUEST')
+    expect(JSON.parse(response.body).detail).toBe('A request must carry one Host header, not several')
+  })
+
   it('answers an Expect other than 100-continue through Fastify: 417 EXPECTATION_FAILED, the common headers', async () => {
     const response = parseRaw(
       await rawRequest(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nExpect: teapot\r\nConnection: close\r\n\r\n'),
