@@ -1,6 +1,6 @@
 // Everything the service holds about one user, as one document (GET /api/account/export): the account with its plan
-// and this month's usage, its sessions (never their tokens: only a hash is stored, and even that stays here), its
-// anchors with their ciphertexts, attestations and PDF signatures, and its library with the deletion markers.
+// and this month's usage, its sessions (never their tokens: only a hash is stored, and even that stays here), the
+// certificates the CA issued its keys, its anchors with their ciphertexts, attestations and PDF signatures, and its library with the deletion markers.
 // Read in one repeatable-read transaction, one snapshot, so the parts agree with one another.
 import { sql } from 'drizzle-orm'
 import { monthlyLimitOf, type PlanLimits } from '../auth/users.ts'
@@ -35,6 +35,14 @@ export interface AccountExport {
   /** What operators did to the account (the operator's own name is theirs, not the user's, and stays out). */
   operatorActions: { at: string; action: string; before: unknown; after: unknown }[]
   sessions: { id: string; provider: string; createdAt: string; expiresAt: string; revokedAt: string | null }[]
+  /** The certificates the service's CA issued the account's keys (DER, base64), and their revocation. */
+  signerCertificates: {
+    serialNumber: string
+    certificate: string
+    createdAt: string
+    notAfter: string
+    revokedAt: string | null
+  }[]
   anchors: ExportedAnchor[]
   library: {
     signatures: ExportedLibraryItem<{ base64Png: string }>[]
@@ -114,10 +122,27 @@ export async function exportAccount(
         after: row.after,
       })),
       sessions: await exportedSessions(tx, userId),
+      signerCertificates: await exportedSignerCertificates(tx, userId),
       anchors: await exportedAnchors(tx, userId),
       library: await exportedLibrary(tx, userId),
     }
   }, SNAPSHOT)
+}
+
+async function exportedSignerCertificates(db: Executor, userId: string): Promise<AccountExport['signerCertificates']> {
+  const found = await rows(
+    db,
+    sql`SELECT serial, certificate, ${iso('created_at')} AS created_at, ${iso('not_after')} AS not_after,
+          ${iso('revoked_at')} AS revoked_at
+        FROM signer_certificates WHERE user_id = ${userId} ORDER BY created_at, serial`,
+  )
+  return found.map((r) => ({
+    serialNumber: String(r.serial),
+    certificate: String(r.certificate),
+    createdAt: String(r.created_at),
+    notAfter: String(r.not_after),
+    revokedAt: r.revoked_at === null ? null : String(r.revoked_at),
+  }))
 }
 
 async function exportedSessions(db: Executor, userId: string): Promise<AccountExport['sessions']> {

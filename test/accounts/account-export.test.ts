@@ -1,7 +1,8 @@
 // GET /api/account/export: everything held about the caller in one document (account, plan and usage, sessions
-// without tokens, anchors with ciphertexts and attestations, the library with its deletion markers), nothing of
+// without tokens, signer certificates, anchors with ciphertexts and attestations, the library with its deletion
+// markers), nothing of
 // anyone else's, saved as a file, rate-limited.
-import { createAnchorClient } from '@docanchor/client'
+import { certificationRequest, createAnchorClient, makeSignerKey } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
@@ -16,6 +17,7 @@ describe('GET /api/account/export', () => {
   const kept = signature({ label: 'Kept' })
   const removed = snippet({ label: 'Removed' })
   const txHashes: string[] = []
+  let certificate: { certificate: string; notAfter: string }
 
   beforeAll(async () => {
     t = await createTestApp({ env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_WAIT_MS: '5000' } })
@@ -30,6 +32,21 @@ describe('GET /api/account/export', () => {
       t.app.inject({ method: 'PUT', url: '/api/library/sync', headers: user.headers, payload: body })
     expect((await sync({ signatures: { upsert: [kept] }, snippets: { upsert: [removed] } })).statusCode).toBe(200)
     expect((await sync({ snippets: { delete: [{ id: removed.id, deletedAt: at(20) }] } })).statusCode).toBe(200)
+    // A certificate of the service's CA for a key of the user's, and one for the other user's.
+    for (const [who, keep] of [
+      [user, true],
+      [other, false],
+    ] as const) {
+      const csr = Buffer.from(await certificationRequest(await makeSignerKey(), 'x')).toString('base64')
+      const issued = await t.app.inject({
+        method: 'POST',
+        url: '/api/signer-certificates',
+        headers: who.headers,
+        payload: { csr },
+      })
+      expect(issued.statusCode).toBe(201)
+      if (keep) certificate = issued.json()
+    }
   })
   afterAll(async () => t?.close())
 
@@ -55,6 +72,15 @@ describe('GET /api/account/export', () => {
     expect(body.operatorActions).toEqual([])
     expect(body.sessions).toEqual([
       expect.objectContaining({ id: user.sessionId, revokedAt: null, expiresAt: expect.stringMatching(/Z$/) }),
+    ])
+    expect(body.signerCertificates).toEqual([
+      {
+        serialNumber: expect.stringMatching(/^[0-9a-f]{32}$/),
+        certificate: certificate.certificate,
+        createdAt: expect.stringMatching(/Z$/),
+        notAfter: certificate.notAfter,
+        revokedAt: null,
+      },
     ])
     expect(body.anchors).toHaveLength(3)
     expect(body.anchors.slice(0, 2).map((a: { txHash: string }) => a.txHash)).toEqual(txHashes)

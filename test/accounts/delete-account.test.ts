@@ -2,7 +2,7 @@
 // codes, usage), its anchors stay verifiable from the chain with their ciphertexts and attestations erased, and an
 // account made again with the address does not start the month's quota afresh.
 import { randomUUID } from 'node:crypto'
-import { createAnchorClient } from '@docanchor/client'
+import { certificationRequest, createAnchorClient, makeSignerKey } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deleteExpiredDeletedUsage } from '../../src/accounts/delete-account.ts'
@@ -72,9 +72,27 @@ describe('DELETE /api/account', () => {
     expect(before).toMatchObject({ payloadErased: false, attestation: { verified: true } })
     expect(before.encryptedPayload).not.toBeNull()
 
+    // A certificate of the service's CA for a key of the user's: revoked with the account, and forgotten but for its
+    // serial, validity and revocation.
+    const csr = Buffer.from(await certificationRequest(await makeSignerKey(), 'x')).toString('base64')
+    const issued = await t.app.inject({
+      method: 'POST',
+      url: '/api/signer-certificates',
+      headers: user.headers,
+      payload: { csr },
+    })
+    expect(issued.statusCode).toBe(201)
+
     // Through the client package, as the app deletes.
     const url = await t.app.listen({ port: 0, host: '127.0.0.1' })
     await createAnchorClient({ baseUrl: url, token: user.token }).deleteAccount()
+    const [certificate] = await query(
+      t.database.handle.db,
+      sql`SELECT user_id, certificate, revoked_at, revocation_reason FROM signer_certificates
+          WHERE serial = ${issued.json().serialNumber}`,
+    )
+    expect(certificate).toMatchObject({ user_id: null, certificate: null, revocation_reason: 'deleted' })
+    expect(certificate!.revoked_at).not.toBeNull()
 
     expect((await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: user.headers })).statusCode).toBe(401)
     for (const table of ['users', 'sessions', 'cloud_signatures', 'anchor_usage']) {

@@ -52,6 +52,15 @@ const AccountExportSchema = z.object({
       revokedAt: Timestamp.nullable(),
     }),
   ),
+  signerCertificates: z.array(
+    z.object({
+      serialNumber: z.string(),
+      certificate: z.string(),
+      createdAt: Timestamp,
+      notAfter: Timestamp,
+      revokedAt: Timestamp.nullable(),
+    }),
+  ),
   anchors: z.array(
     z.object({
       txHash: z.string(),

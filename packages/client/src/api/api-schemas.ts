@@ -176,6 +176,15 @@ export const AccountExportSchema = z.object({
       revokedAt: z.string().nullable(),
     }),
   ),
+  signerCertificates: z.array(
+    z.object({
+      serialNumber: z.string(),
+      certificate: z.string(),
+      createdAt: z.string(),
+      notAfter: z.string(),
+      revokedAt: z.string().nullable(),
+    }),
+  ),
   anchors: z.array(
     z.object({
       ...AnchorStateSchema.omit({ status: true }).shape,
