@@ -1,8 +1,10 @@
 // The process entry point: configuration, start, and graceful shutdown on SIGINT/SIGTERM.
 import { ConfigError, loadConfigFromProcess } from './config.ts'
+import { createOwnerOnlyFiles } from './owner-only-files.ts'
 import { startService } from './service.ts'
 
 async function main(): Promise<void> {
+  createOwnerOnlyFiles()
   let config: ReturnType<typeof loadConfigFromProcess>
   try {
     config = loadConfigFromProcess()

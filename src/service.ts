@@ -13,6 +13,7 @@ import type { DatabaseHandle } from './db/database.ts'
 import { openMigratedDatabase } from './db/open-migrated-database.ts'
 import { loadOrCreateDevJwtSecret } from './embedded/dev-jwt-secret.ts'
 import { loggerOptions } from './logging.ts'
+import { restrictToOwner } from './owner-only-files.ts'
 
 export interface RunningService {
   app: AppInstance
@@ -32,7 +33,7 @@ export async function startService(config: Config, options: StartServiceOptions 
   const logger = options.logger ?? (pino(loggerOptions(config.logLevel)) as FastifyBaseLogger)
   const dataDir = resolve(config.dataDir)
   const embedded = config.database.url === undefined || config.chain.rpcUrls.length === 0
-  if (embedded) await mkdir(dataDir, { recursive: true })
+  if (embedded) await mkdir(dataDir, { recursive: true, mode: 0o700 })
 
   // The database, the chain and the HTTP app's modules load independently, so all three go at once. The database
   // starts first: opening PGlite mostly waits on the disk (a new directory's template copy, its WebAssembly and file
@@ -54,6 +55,9 @@ export async function startService(config: Config, options: StartServiceOptions 
     if (chainResult.status === 'fulfilled') await stopChain(chainResult.value)
     throw results.find((result) => result.status === 'rejected')?.reason
   }
+  // Once the database is open: PGlite unpacks a new directory from its template with the archive's modes (0666),
+  // which no umask narrows; what it writes later, the umask does (server.ts).
+  if (embedded) await restrictToOwner(dataDir)
   return serve(config, dataDir, logger, databaseResult.value, chainResult.value, appModuleResult.value.buildApp)
 }
 

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { openDatabase } from './database.ts'
 import { MIGRATIONS_FOLDER, migrateDatabase } from './migrate.ts'
 
-const CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/docanchor/', import.meta.url))
+export const PGLITE_CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/docanchor/', import.meta.url))
 
 /** The template's file: its name holds a hash of the PGlite version and of every migration file, so a change to
  * either makes (and uses) another one, never a stale one. */
@@ -27,7 +27,7 @@ async function templatePath(): Promise<string> {
       hash.update(`${dir === MIGRATIONS_FOLDER ? '' : 'meta/'}${file}\n`).update(await readFile(join(dir, file)))
     }
   }
-  return join(CACHE_DIR, `pglite-template-${hash.digest('hex').slice(0, 16)}.tar`)
+  return join(PGLITE_CACHE_DIR, `pglite-template-${hash.digest('hex').slice(0, 16)}.tar`)
 }
 
 /** The path of the current template, made first if missing (written under a temporary name, then renamed, so that
@@ -40,7 +40,7 @@ export async function ensurePgliteTemplate(): Promise<string> {
     await migrateDatabase(handle)
     if (handle.kind !== 'pglite') throw new Error('expected PGlite')
     const dump = await handle.pglite.dumpDataDir('none')
-    await mkdir(CACHE_DIR, { recursive: true })
+    await mkdir(PGLITE_CACHE_DIR, { recursive: true })
     const temporary = `${path}.${process.pid}.${Date.now()}.tmp`
     try {
       await writeFile(temporary, Buffer.from(await dump.arrayBuffer()))

@@ -4,7 +4,7 @@
 // the script's `http://127.0.0.1:3000` is replaced with and ANCHOR_URL names. It runs in a scratch directory inside
 // the checkout, where `npx anchor` finds the workspace's command as it does in the checkout itself.
 import { spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -47,7 +47,14 @@ describe('the README walk-through', () => {
     work = await mkdtemp(join(ROOT, '.walkthrough-'))
     home = await mkdtemp(join(tmpdir(), 'anchor-walkthrough-home-'))
     dataDir = await mkdtemp(join(tmpdir(), 'anchor-walkthrough-data-'))
-    server = await startServerProcess({ DATA_DIR: dataDir })
+    // A file an older version left readable by all: the start takes it back (issue 38).
+    await writeFile(join(dataDir, 'left-by-an-older-version'), 'x', { mode: 0o666 })
+    await chmod(join(dataDir, 'left-by-an-older-version'), 0o666)
+    // Started under a umask that hides nothing: what the service writes is still its user's alone.
+    const umask = process.umask(0)
+    const starting = startServerProcess({ DATA_DIR: dataDir })
+    process.umask(umask)
+    server = await starting
   })
   afterAll(async () => {
     await server?.stop()
@@ -87,5 +94,18 @@ describe('the README walk-through', () => {
     expect(output).toContain('Signature Validation: Signature is Valid.')
     expect(output).toMatch(/ {2}confirmed {2}0x[0-9a-f]{64}/)
     expect(output).toContain(`Logged out of ${server.url}.`)
+
+    // Everything under DATA_DIR after a start and an anchor (the database, its WAL, the chain, the keys) is the
+    // service user's alone.
+    const shared = (await readdir(dataDir, { recursive: true, withFileTypes: true }))
+      .map((entry) => join(entry.parentPath, entry.name))
+      .concat(dataDir)
+    const open = []
+    for (const path of shared) {
+      const mode = (await stat(path)).mode & 0o777
+      if ((mode & 0o077) !== 0) open.push(`${path} ${mode.toString(8)}`)
+    }
+    expect(shared.length).toBeGreaterThan(100)
+    expect(open).toEqual([])
   })
 })
