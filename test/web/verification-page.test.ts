@@ -741,7 +741,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         geo: { latitude: 52.520008, longitude: 13.404954 },
         verifyBaseUrl: base,
         anchor,
-        pdfSignature,
+        pdfSignature: pdfSignatureAs('grace@navy.example'),
       })
     })
 
@@ -758,7 +758,11 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       expect(await heading.getAttribute('data-valid')).toBe('true')
       const items = page.locator('.pdf-signatures > li')
       expect(await items.count()).toBe(2)
-      for (const [index, name] of ['Ada Lovelace', 'Grace Hopper'].entries()) {
+      const signers = [
+        ['Ada Lovelace', 'ada@example.com'],
+        ['Grace Hopper', 'grace@navy.example'],
+      ] as const
+      for (const [index, [name, email]] of signers.entries()) {
         const item = items.nth(index)
         expect(await item.getAttribute('data-valid')).toBe('true')
         expect(await item.textContent()).toContain(`Valid: ${name}`)
@@ -766,10 +770,15 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         expect(await item.locator('.pdf-shown').textContent()).toBe(
           'What you see is what was signed: the document’s bytes are exactly what was signed, and nothing shown changed afterwards. It is recorded on the blockchain.',
         )
-        // Its PDF signature, made by the service whose /api/info the page read, with the development TSA's time.
+        // Its PDF signature, the signer's own, certified by the CA whose /api/info the page read, with the development
+        // TSA's time.
         expect(await item.locator('.pdf-signature').getAttribute('data-pdf-signature')).toBe('valid')
+        const escaped = email.replaceAll('.', '\\.')
         expect(await item.locator('.pdf-signature').textContent()).toMatch(
-          /^Its PDF signature is valid: made with the certificate the service issued ada@example\.com \(ada@example\.com\), timestamped .+ by Document Anchoring Service development TSA \(untrusted\)\.$/,
+          new RegExp(
+            `^Its PDF signature is valid: made with the certificate the service issued ${escaped} \\(${escaped}\\), ` +
+              'timestamped .+ by Document Anchoring Service development TSA \\(untrusted\\)\\.$',
+          ),
         )
       }
       expect(await page.locator('.pdf-other-signatures').count()).toBe(0)
