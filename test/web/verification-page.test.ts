@@ -29,7 +29,7 @@ import type { Hash } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ATTACKS, attackableOriginal } from '../../packages/client/test/pdf/attacks.ts'
 import { HOSTILE_FILES } from '../../packages/client/test/pdf/hostile-files.ts'
-import { signedBySignpdf } from '../../packages/client/test/pdf/other-signers.ts'
+import { signedByPoppler, signedBySignpdf } from '../../packages/client/test/pdf/other-signers.ts'
 import { buildApp } from '../../src/api/app.ts'
 import type { AppInstance } from '../../src/api/app-types.ts'
 import { buildStaticPage } from '../../src/web/static-build.ts'
@@ -1054,6 +1054,15 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
               'The bytes it signed are intact, but that alone does not make it valid: see the problems below. It is recorded on the blockchain.',
             )
           }
+        })
+
+        it(`still fails it after another product countersigns the file: ${attack.name}`, async () => {
+          await dropAndWait('countersigned.pdf', await signedByPoppler(await attack.make(aliceSigned.bytes)))
+          expect(await page.locator('.pdf-result h3').getAttribute('data-valid')).toBe('false')
+          const item = page.locator('.pdf-signatures > li').first()
+          expect(await item.getAttribute('data-valid')).toBe('false')
+          expect(await item.locator('.problems').textContent()).toMatch(attack.message)
+          expect(await item.textContent()).not.toContain('exactly what was signed')
         })
       }
     })
