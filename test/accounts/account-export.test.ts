@@ -2,10 +2,11 @@
 // without tokens, signer certificates, anchors with ciphertexts and attestations, the library with its deletion
 // markers), nothing of
 // anyone else's, saved as a file, rate-limited.
-import { certificationRequest, createAnchorClient, makeSignerKey } from '@docanchor/client'
+import { createAnchorClient } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
+import { type IssuedSignerCertificate, issueSignerCertificate } from '../helpers/signer-certificate.ts'
 import { at, signature, snippet } from '../library/fixtures.ts'
 import { newBody, postRelay, query, randomHash } from '../relay/relay-helpers.ts'
 
@@ -17,7 +18,7 @@ describe('GET /api/account/export', () => {
   const kept = signature({ label: 'Kept' })
   const removed = snippet({ label: 'Removed' })
   const txHashes: string[] = []
-  let certificate: { certificate: string; notAfter: string }
+  let certificate: IssuedSignerCertificate
 
   beforeAll(async () => {
     t = await createTestApp({ env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_WAIT_MS: '5000' } })
@@ -33,20 +34,8 @@ describe('GET /api/account/export', () => {
     expect((await sync({ signatures: { upsert: [kept] }, snippets: { upsert: [removed] } })).statusCode).toBe(200)
     expect((await sync({ snippets: { delete: [{ id: removed.id, deletedAt: at(20) }] } })).statusCode).toBe(200)
     // A certificate of the service's CA for a key of the user's, and one for the other user's.
-    for (const [who, keep] of [
-      [user, true],
-      [other, false],
-    ] as const) {
-      const csr = Buffer.from(await certificationRequest(await makeSignerKey(), 'x')).toString('base64')
-      const issued = await t.app.inject({
-        method: 'POST',
-        url: '/api/signer-certificates',
-        headers: who.headers,
-        payload: { csr },
-      })
-      expect(issued.statusCode).toBe(201)
-      if (keep) certificate = issued.json()
-    }
+    certificate = await issueSignerCertificate(t.app, user.headers)
+    await issueSignerCertificate(t.app, other.headers)
   })
   afterAll(async () => t?.close())
 

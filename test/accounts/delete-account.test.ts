@@ -2,7 +2,7 @@
 // codes, usage), its anchors stay verifiable from the chain with their ciphertexts and attestations erased, and an
 // account made again with the address does not start the month's quota afresh.
 import { randomUUID } from 'node:crypto'
-import { certificationRequest, createAnchorClient, makeSignerKey } from '@docanchor/client'
+import { createAnchorClient } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deleteExpiredDeletedUsage } from '../../src/accounts/delete-account.ts'
@@ -11,6 +11,7 @@ import { hashToken, startSession } from '../../src/auth/sessions.ts'
 import { emailHash, signInUser } from '../../src/auth/users.ts'
 import { sessions } from '../../src/db/schema.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
+import { issueSignerCertificate } from '../helpers/signer-certificate.ts'
 import { signature } from '../library/fixtures.ts'
 import { newBody, postRelay, query, randomHash } from '../relay/relay-helpers.ts'
 
@@ -74,14 +75,7 @@ describe('DELETE /api/account', () => {
 
     // A certificate of the service's CA for a key of the user's: revoked with the account, and forgotten but for its
     // serial, validity and revocation.
-    const csr = Buffer.from(await certificationRequest(await makeSignerKey(), 'x')).toString('base64')
-    const issued = await t.app.inject({
-      method: 'POST',
-      url: '/api/signer-certificates',
-      headers: user.headers,
-      payload: { csr },
-    })
-    expect(issued.statusCode).toBe(201)
+    const issued = await issueSignerCertificate(t.app, user.headers)
 
     // Through the client package, as the app deletes.
     const url = await t.app.listen({ port: 0, host: '127.0.0.1' })
@@ -89,7 +83,7 @@ describe('DELETE /api/account', () => {
     const [certificate] = await query(
       t.database.handle.db,
       sql`SELECT user_id, certificate, revoked_at, revocation_reason FROM signer_certificates
-          WHERE serial = ${issued.json().serialNumber}`,
+          WHERE serial = ${issued.serialNumber}`,
     )
     expect(certificate).toMatchObject({ user_id: null, certificate: null, revocation_reason: 'deleted' })
     expect(certificate!.revoked_at).not.toBeNull()

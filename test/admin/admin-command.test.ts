@@ -2,7 +2,6 @@
 // next request (a block at once, announced through Redis to the instance's session cache), is audited with the state
 // before and after and the operator's name, and bad input changes nothing.
 import { createHash, randomBytes } from 'node:crypto'
-import { certificationRequest, makeSignerKey } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis } from 'ioredis'
@@ -17,6 +16,7 @@ import { emailHash } from '../../src/auth/users.ts'
 import { announce, CHANNELS } from '../../src/redis-announcements.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { capturedOutput } from '../helpers/captured-output.ts'
+import { issueSignerCertificate } from '../helpers/signer-certificate.ts'
 import { newBody, postRelay, query } from '../relay/relay-helpers.ts'
 
 const REDIS_URL = 'redis://127.0.0.1:6379'
@@ -121,19 +121,12 @@ describe('npm run admin -- users', () => {
     // The session is now in both instances' caches of live ones, which they trust for 5 s.
     expect((await me()).statusCode).toBe(200)
     expect((await me(user.headers, second)).statusCode).toBe(200)
-    const csr = Buffer.from(await certificationRequest(await makeSignerKey(), 'x')).toString('base64')
-    const issued = await t.app.inject({
-      method: 'POST',
-      url: '/api/signer-certificates',
-      headers: user.headers,
-      payload: { csr },
-    })
-    expect(issued.statusCode).toBe(201)
+    const issued = await issueSignerCertificate(t.app, user.headers)
     expect((await admin('users', 'block', user.email, '--operator', 'grace')).code).toBe(0)
     // Its signer certificates are revoked for good.
     const [certificate] = await query(
       t.database.handle.db,
-      sql`SELECT revocation_reason FROM signer_certificates WHERE serial = ${issued.json().serialNumber}`,
+      sql`SELECT revocation_reason FROM signer_certificates WHERE serial = ${issued.serialNumber}`,
     )
     expect(certificate).toEqual({ revocation_reason: 'blocked' })
     await expect.poll(async () => (await me()).statusCode, { timeout: 2_000, interval: 20 }).toBe(403)
