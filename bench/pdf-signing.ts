@@ -13,6 +13,7 @@ import { developmentIdentity } from '../src/pdf-signing/development-certificates
 import { developmentTimestampAuthority } from '../src/pdf-signing/development-timestamp-authority.ts'
 import { EC_KEY } from '../src/pdf-signing/issue-certificate.ts'
 import { SignerAuthority } from '../src/pdf-signing/signer-authority.ts'
+import { statusUrlsOf } from '../src/pdf-signing/signer-certificate.ts'
 import { atMost, median, printRatioTable } from './ratio-table.ts'
 
 const RUNS = 7
@@ -21,7 +22,11 @@ const OPS = 200
 const work = await mkdtemp(join(tmpdir(), 'anchor-bench-pdf-signing-'))
 try {
   const identity = await developmentIdentity(work)
-  const authority = new SignerAuthority(identity.ca, developmentTimestampAuthority(identity.timestamping))
+  const authority = new SignerAuthority(
+    identity.ca,
+    developmentTimestampAuthority(identity.timestamping),
+    statusUrlsOf('https://anchors.example'),
+  )
   const keys = await makeSignerKey()
   const certificate = await authority.issue(await certificationRequest(keys, 'bench@example.com'), {
     email: 'bench@example.com',

@@ -36,6 +36,7 @@ import { requestLoggerFactory } from './request-logger.ts'
 import { accountRoutes } from './routes/account.ts'
 import { anchorHistoryRoutes } from './routes/anchor-history.ts'
 import { authRoutes } from './routes/auth.ts'
+import { certificateStatusRoutes } from './routes/certificate-status.ts'
 import { healthRoutes } from './routes/health.ts'
 import { infoRoutes } from './routes/info.ts'
 import { libraryRoutes } from './routes/library.ts'
@@ -165,6 +166,7 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   await app.register(anchorHistoryRoutes)
   await app.register(accountRoutes)
   await app.register(pdfSignatureRoutes)
+  await app.register(certificateStatusRoutes)
   await app.register(authRoutes)
   await app.register(verifyRoutes)
   await app.register(webRoutes)

@@ -14,6 +14,7 @@ import { developmentIdentity } from './development-certificates.ts'
 import { developmentTimestampAuthority } from './development-timestamp-authority.ts'
 import { httpTimestampAuthorities, type TimestampEvents } from './http-timestamp-authorities.ts'
 import { SignerAuthority } from './signer-authority.ts'
+import { statusUrlsOf } from './signer-certificate.ts'
 
 /** DER of the object identifier 1.2.840.10045.3.1.7 (P-256), as CKA_EC_PARAMS carries it. */
 const P256_OID_DER = '06082a8648ce3d030107'
@@ -39,14 +40,14 @@ export async function openSignerAuthority(config: Config, events: PdfSignerEvent
     const authority =
       timestamps.urls.length > 0 ? http(timestamps, events) : developmentTimestampAuthority(identity.timestamping)
     return {
-      authority: new SignerAuthority(identity.ca, authority),
+      authority: new SignerAuthority(identity.ca, authority, statusUrlsOf(config.publicUrl)),
       notAfter: validity(identity.ca.certificates[0]!).notAfter,
       close: () => {},
     }
   }
   const { cms, key } = await tokenSigner(settings, events)
   return {
-    authority: new SignerAuthority(cms, http(timestamps, events)),
+    authority: new SignerAuthority(cms, http(timestamps, events), statusUrlsOf(config.publicUrl)),
     notAfter: validity(cms.certificates[0]!).notAfter,
     close: () => key.close(),
   }

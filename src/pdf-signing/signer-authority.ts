@@ -17,7 +17,7 @@ import {
   toHex,
 } from '@docanchor/client'
 import { type Certificate, getCrypto, type SignedData } from 'pkijs'
-import { issueSignerCertificate, provenRequest } from './signer-certificate.ts'
+import { issueSignerCertificate, provenRequest, type StatusUrls } from './signer-certificate.ts'
 import type { TimestampAuthority } from './timestamp-authority.ts'
 
 /** How long a signer certificate is valid: a device keeps its key for a year, then asks again. */
@@ -47,7 +47,14 @@ export class SignerAuthority {
     /** The issuing CA: its key and its chain, the issuing certificate first. */
     private readonly ca: CmsSigner,
     private readonly timestamps: TimestampAuthority,
+    /** Where verifiers find the CA and the revocation status, named in every certificate issued. */
+    private readonly urls: StatusUrls,
   ) {}
+
+  /** The issuing CA's key and chain: what signs the revocation status too. */
+  get issuer(): CmsSigner {
+    return this.ca
+  }
 
   /** The CA chain, issuing certificate first: what /api/info publishes for verifiers to trust. */
   get certificates(): Certificate[] {
@@ -65,6 +72,7 @@ export class SignerAuthority {
       issuer: this.ca,
       notBefore: new Date(now.getTime() - 60_000),
       notAfter: new Date(Math.min(now.getTime() + SIGNER_CERTIFICATE_VALIDITY_MS, caNotAfter.getTime())),
+      urls: this.urls,
     })
   }
 

@@ -19,19 +19,25 @@ import {
 } from '@docanchor/client'
 import { BitString, Integer, ObjectIdentifier, OctetString } from 'asn1js'
 import {
+  AccessDescription,
   AlgorithmIdentifier,
   AuthorityKeyIdentifier,
   BasicConstraints,
   Certificate,
   CertificatePolicies,
   CertificationRequest,
+  CRLDistributionPoints,
+  DistributionPoint,
   Extension,
   ExtKeyUsage,
   GeneralName,
   GeneralNames,
+  InfoAccess,
+  id_AuthorityInfoAccess,
   id_AuthorityKeyIdentifier,
   id_BasicConstraints,
   id_CertificatePolicies,
+  id_CRLDistributionPoints,
   id_ExtKeyUsage,
   id_KeyUsage,
   id_SubjectAltName,
@@ -43,6 +49,10 @@ const OID_EC_PUBLIC_KEY = '1.2.840.10045.2.1'
 const OID_P256 = '1.2.840.10045.3.1.7'
 const OID_ECDSA_SHA256 = '1.2.840.10045.4.3.2'
 const OID_RSA_SHA256 = '1.2.840.113549.1.1.11'
+const OID_OCSP = '1.3.6.1.5.5.7.48.1'
+const OID_CA_ISSUERS = '1.3.6.1.5.5.7.48.2'
+
+const uri = (value: string) => new GeneralName({ type: 6, value })
 
 export class CertificateRequestError extends Error {}
 
@@ -67,6 +77,25 @@ export async function provenRequest(der: Uint8Array): Promise<CertificationReque
   return request
 }
 
+/** Where verifiers find the CA's certificate and its certificates' revocation status (AIA, CRL distribution point). */
+export interface StatusUrls {
+  issuer: string
+  ocsp: string
+  crl: string
+}
+
+/** The service's own routes for them (certificate-status.ts). */
+export const STATUS_PATHS = { issuer: '/ca/issuer.cer', ocsp: '/ca/ocsp', crl: '/ca/crl' } as const
+
+export function statusUrlsOf(publicUrl: string): StatusUrls {
+  const base = publicUrl.replace(/\/+$/, '')
+  return {
+    issuer: `${base}${STATUS_PATHS.issuer}`,
+    ocsp: `${base}${STATUS_PATHS.ocsp}`,
+    crl: `${base}${STATUS_PATHS.crl}`,
+  }
+}
+
 export interface SignerCertificateInput {
   request: CertificationRequest
   email: string
@@ -74,6 +103,7 @@ export interface SignerCertificateInput {
   issuer: CmsSigner
   notBefore: Date
   notAfter: Date
+  urls: StatusUrls
 }
 
 export async function issueSignerCertificate(input: SignerCertificateInput): Promise<Certificate> {
@@ -110,6 +140,21 @@ export async function issueSignerCertificate(input: SignerCertificateInput): Pro
     ),
     extension(id_SubjectKeyIdentifier, new OctetString({ valueHex: keyId.buffer })),
     ...authorityKeyId(issuerCertificate),
+    extension(
+      id_AuthorityInfoAccess,
+      new InfoAccess({
+        accessDescriptions: [
+          new AccessDescription({ accessMethod: OID_OCSP, accessLocation: uri(input.urls.ocsp) }),
+          new AccessDescription({ accessMethod: OID_CA_ISSUERS, accessLocation: uri(input.urls.issuer) }),
+        ],
+      }).toSchema(),
+    ),
+    extension(
+      id_CRLDistributionPoints,
+      new CRLDistributionPoints({
+        distributionPoints: [new DistributionPoint({ distributionPoint: [uri(input.urls.crl)] })],
+      }).toSchema(),
+    ),
   ]
   return signWith(certificate, input.issuer)
 }

@@ -25,13 +25,14 @@ import { developmentTimestampAuthority } from '../../src/pdf-signing/development
 import { httpTimestampAuthorities } from '../../src/pdf-signing/http-timestamp-authorities.ts'
 import { identityOf, makeIdentity, type SigningIdentity } from '../../src/pdf-signing/issue-certificate.ts'
 import { SignerAuthority } from '../../src/pdf-signing/signer-authority.ts'
-import { CertificateRequestError } from '../../src/pdf-signing/signer-certificate.ts'
+import { CertificateRequestError, statusUrlsOf } from '../../src/pdf-signing/signer-certificate.ts'
 import { TimestampUnavailableError } from '../../src/pdf-signing/timestamp-authority.ts'
 import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
 
 const run = promisify(execFile)
 const CONTENT = new TextEncoder().encode('the byte range of a PDF, which only the client holds')
 const ADA = { email: 'ada@example.com', trust: 'google' } as const
+const TEST_STATUS_URLS = statusUrlsOf('https://anchors.example')
 
 let dir: string
 let identity: SigningIdentity
@@ -58,7 +59,8 @@ async function signerOf(authority: SignerAuthority, account: { email: string; tr
   return { signer, certificate, keys }
 }
 
-const development = () => new SignerAuthority(identity.ca, developmentTimestampAuthority(identity.timestamping))
+const development = () =>
+  new SignerAuthority(identity.ca, developmentTimestampAuthority(identity.timestamping), TEST_STATUS_URLS)
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'signer-authority-'))
@@ -88,7 +90,11 @@ describe('the development CA', () => {
       expect(new Set(pems).size).toBe(1)
       // And the key on disk is the key of that certificate: what it certifies after a restart chains to it.
       const reloaded = await developmentIdentity(shared)
-      const authority = new SignerAuthority(reloaded.ca, developmentTimestampAuthority(reloaded.timestamping))
+      const authority = new SignerAuthority(
+        reloaded.ca,
+        developmentTimestampAuthority(reloaded.timestamping),
+        TEST_STATUS_URLS,
+      )
       const { signer } = await signerOf(authority)
       const timestamped = await authority.timestamp(
         await authority.check(await anchoredSignatureCms(signer, await request())),
@@ -175,7 +181,7 @@ describe('a PDF signature’s CMS', () => {
               { urls: [tsa.url], attemptTimeoutMs: 5_000, deadlineMs: 10_000, attempts: 2 },
               { onAttempt: () => {} },
             )
-      const authority = new SignerAuthority(identity.ca, timestamps)
+      const authority = new SignerAuthority(identity.ca, timestamps, TEST_STATUS_URLS)
       const { signer } = await signerOf(authority)
       const checked = await authority.check(await anchoredSignatureCms(signer, await request()))
       expect(checked.anchor).toEqual({
@@ -231,6 +237,7 @@ describe('a PDF signature’s CMS', () => {
     const elsewhere = new SignerAuthority(
       identityOf(ca, timestamping).ca,
       developmentTimestampAuthority(identity.timestamping),
+      TEST_STATUS_URLS,
     )
     const foreign = await signerOf(elsewhere)
     await expect(authority.check(await anchoredSignatureCms(foreign.signer, await request()))).rejects.toThrow(

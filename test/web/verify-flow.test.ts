@@ -221,7 +221,11 @@ describe('createApiClient', () => {
       publicRpcUrl: null,
       explorerTxUrl: null,
       verifyBaseUrl: 'https://verify.example.com',
-      pdfSigning: { certificates: ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'] },
+      pdfSigning: {
+        certificates: ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'],
+        ocspUrl: 'https://anchors.example/ca/ocsp',
+        crlUrl: 'https://anchors.example/ca/crl',
+      },
       version: '1',
     }
     expect(await client(() => Response.json(info)).info()).toEqual({

@@ -37,7 +37,11 @@ describe('anchor pin', () => {
     publicRpcUrl: null,
     explorerTxUrl: null,
     verifyBaseUrl: 'https://verify.example',
-    pdfSigning: { certificates: ['-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIQ\n-----END CERTIFICATE-----\n'] },
+    pdfSigning: {
+      certificates: ['-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIQ\n-----END CERTIFICATE-----\n'],
+      ocspUrl: 'https://anchors.example/ca/ocsp',
+      crlUrl: 'https://anchors.example/ca/crl',
+    },
     version: '1.0.0',
   }
 
@@ -49,7 +53,7 @@ describe('anchor pin', () => {
       { ...honestInfo, chainId: 2 ** 60 },
       { ...honestInfo, contractAddress: `${CONTRACT}\u001b[2K` },
       { ...honestInfo, contractAddress: 'not an address' },
-      { ...honestInfo, pdfSigning: { certificates: ['<script>'] } },
+      { ...honestInfo, pdfSigning: { ...honestInfo.pdfSigning, certificates: ['<script>'] } },
     ]) {
       info = lie
       const run = await runAnchor(['pin', '--from-service', '--service', liarUrl], { XDG_CONFIG_HOME: home })

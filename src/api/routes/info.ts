@@ -1,6 +1,7 @@
 // What a verifier needs to check anchors against the chain without trusting this service.
 import { z } from 'zod'
 import { certificatePem } from '../../pdf-signing/certificates.ts'
+import { statusUrlsOf } from '../../pdf-signing/signer-certificate.ts'
 import { SERVICE_VERSION } from '../../version.ts'
 import type { AppInstance } from '../app-types.ts'
 
@@ -16,6 +17,8 @@ const InfoSchema = z.object({
       certificates: z
         .array(z.string())
         .describe('PEM: the CA that certifies signers first, then its chain up to the root'),
+      ocspUrl: z.string().describe('The CA’s OCSP responder (RFC 6960), named in every signer certificate'),
+      crlUrl: z.string().describe('The CA’s revocation list (DER), named in every signer certificate'),
     })
     .describe('The CA whose certificates name the signers of PDF signatures (PAdES), for verifiers to trust or pin'),
   version: z.string(),
@@ -31,7 +34,11 @@ export async function infoRoutes(app: AppInstance): Promise<void> {
     publicRpcUrl: chain.publicRpcUrl,
     explorerTxUrl: chain.explorerTxUrl,
     verifyBaseUrl: config.verifyBaseUrl,
-    pdfSigning: { certificates: app.signerAuthority.certificates.map(certificatePem) },
+    pdfSigning: {
+      certificates: app.signerAuthority.certificates.map(certificatePem),
+      ocspUrl: statusUrlsOf(config.publicUrl).ocsp,
+      crlUrl: statusUrlsOf(config.publicUrl).crl,
+    },
     version: SERVICE_VERSION,
   }
   app.get('/api/info', { schema: { tags: ['verify'], response: { 200: InfoSchema } } }, async () => info)

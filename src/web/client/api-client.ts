@@ -19,7 +19,7 @@ export interface ServiceInfo {
   contractAddress: string
   /** e.g. `https://explorer.example/tx/{txHash}`, or null. */
   explorerTxUrl: string | null
-  /** The certificates the service's PDF signatures are made with (PEM, signing certificate first). */
+  /** The CA that certifies the signers of PDF signatures (PEM, the issuing CA first). */
   pdfCertificates: string[]
 }
 

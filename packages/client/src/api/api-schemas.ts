@@ -35,7 +35,10 @@ export const InfoSchema = z.object({
   publicRpcUrl: z.string().regex(HTTP_URL, 'not an http(s) URL').nullable(),
   explorerTxUrl: z.string().max(2_000).nullable(),
   verifyBaseUrl: z.string().regex(HTTP_URL, 'not an http(s) URL'),
-  /** The certificates of the service's PDF signatures (PEM, signing certificate first): the roots to trust. */
+  /**
+   * The CA that certifies the signers of PDF signatures (PEM, the issuing CA first): the roots to trust; and where its
+   * certificates' revocation status is (OCSP, CRL).
+   */
   pdfSigning: z.object({
     certificates: z
       .array(
@@ -46,6 +49,8 @@ export const InfoSchema = z.object({
       )
       .min(1)
       .max(10),
+    ocspUrl: z.url({ protocol: /^https?$/ }).max(2048),
+    crlUrl: z.url({ protocol: /^https?$/ }).max(2048),
   }),
   version: z.string().max(100),
 })

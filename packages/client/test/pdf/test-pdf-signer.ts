@@ -4,6 +4,7 @@
 import { developmentTimestampAuthority } from '../../../../src/pdf-signing/development-timestamp-authority.ts'
 import { identityOf, makeIdentity } from '../../../../src/pdf-signing/issue-certificate.ts'
 import { SignerAuthority } from '../../../../src/pdf-signing/signer-authority.ts'
+import { statusUrlsOf } from '../../../../src/pdf-signing/signer-certificate.ts'
 import type { TrustAnchor } from '../../src/formats/field-rules.ts'
 import { anchoredSignatureCms } from '../../src/pdf/anchored-signature.ts'
 import { certificateDer } from '../../src/pdf/cms/der.ts'
@@ -28,7 +29,11 @@ export interface TestService {
 export async function testService(): Promise<TestService> {
   const { ca, timestamping } = await makeIdentity()
   const identity = identityOf(ca, timestamping)
-  const authority = new SignerAuthority(identity.ca, developmentTimestampAuthority(identity.timestamping))
+  const authority = new SignerAuthority(
+    identity.ca,
+    developmentTimestampAuthority(identity.timestamping),
+    statusUrlsOf('https://anchors.example'),
+  )
   return {
     authority,
     published: authority.certificates.map(certificateDer),
