@@ -4,7 +4,13 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { certificateOf, checkCmsSignature, pemCertificates } from '@docanchor/client'
+import {
+  certificateOf,
+  certifiedSigner,
+  checkCmsSignature,
+  createAnchorClient,
+  pemCertificates,
+} from '@docanchor/client'
 import { type Address, type Hash, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openPkcs11Relayers } from '../../src/relayer/signers/pkcs11-relayers.ts'
@@ -106,8 +112,8 @@ describe('RELAYER_SIGNER=pkcs11', () => {
       await database?.close()
     })
 
-    it('confirms concurrent relays once each, sent from the two token addresses, and signs PDFs with a token key', async () => {
-      // Production signs PDFs too: a P-256 key on the same token, certified by a CA, timestamped by a real TSA.
+    it('confirms concurrent relays once each, sent from the two token addresses, and certifies signers with a token key', async () => {
+      // Production certifies signers too: a P-256 CA key on the same token, its CA certified by a root; a real TSA.
       const pdfKey = await provisionPdfSigningKey(token)
       const tsa = await startOpensslTsa()
       server = await startServerProcess(
@@ -122,36 +128,45 @@ describe('RELAYER_SIGNER=pkcs11', () => {
           METRICS_TOKEN: 'm'.repeat(32),
         }),
       )
-      const info = (await (await fetch(`${server.url}/api/info`)).json()) as { relayers: string[] }
+      const info = (await (await fetch(`${server.url}/api/info`)).json()) as {
+        relayers: string[]
+        chainId: number
+        contractAddress: string
+      }
       expect(info.relayers.sort()).toEqual(addresses.map((address) => address.toLowerCase()).sort())
       const users = await Promise.all(Array.from({ length: 4 }, () => createUserToken(database.handle.db)))
+      const bodies = Array.from({ length: 20 }, () => newBody())
       const responses = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => httpRelay(server!.url, users[i % 4]!.authorization, newBody())),
+        bodies.map((body, i) => httpRelay(server!.url, users[i % 4]!.authorization, body)),
       )
       expect(responses.map((response) => response.status).filter((status) => status !== 201)).toEqual([])
-      const txHashes = responses.map((response) => response.json.txHash)
+      const txHashes = responses.map((response) => response.json.txHash as string)
       expect(new Set(txHashes).size).toBe(20)
       const senders = await Promise.all(txHashes.map(senderOf))
       expect(new Set(senders.map((sender) => sender.toLowerCase()))).toEqual(
         new Set(addresses.map((address) => address.toLowerCase())),
       )
 
+      // A signer's own key, certified by the token's CA key; its signature timestamped by the real TSA.
+      const api = createAnchorClient({
+        baseUrl: server.url,
+        token: users[0]!.authorization.replace(/^Bearer /, ''),
+      })
+      const { pdfSignature } = await certifiedSigner(api)
       const content = new TextEncoder().encode('a byte range')
       const digest = Buffer.from(await crypto.subtle.digest('SHA-256', content)).toString('hex')
-      const response = await fetch(`${server.url}/api/pdf-signatures`, {
-        method: 'POST',
-        headers: { authorization: users[0]!.authorization, 'content-type': 'application/json' },
-        body: JSON.stringify({ txHash: txHashes[0], digest }),
-      })
-      expect(response.status).toBe(201)
-      const signed = (await response.json()) as { cms: string; signer: string; timestamp: { authority: string } }
-      expect(signed).toMatchObject({
-        signer: 'CN=Test Document Anchoring Service, O=Tests only, C=ZZ',
-        timestamp: { authority: 'Test TSA' },
+      const cms = await pdfSignature({
+        txHash: txHashes[0]!,
+        digest,
+        compositeHash: bodies[0]!.compositeHash,
+        chainId: info.chainId,
+        contractAddress: info.contractAddress,
       })
       const roots = [...pemCertificates(pdfKey.caPem), ...pemCertificates(tsa.caPem)].map(certificateOf)
-      const check = await checkCmsSignature(Buffer.from(signed.cms, 'base64'), content, roots)
+      const check = await checkCmsSignature(cms, content, roots)
       expect(check).toMatchObject({ valid: true, trusted: true, timestamp: { valid: true, trusted: true } })
+      expect(check.signer?.commonName).toMatch(/^user-[\w-]+@example\.com$/)
+      expect(check.timestamp?.authority).toBe('Test TSA')
       await tsa.close()
     }, 120_000)
 
