@@ -11,6 +11,7 @@ import { promisify } from 'node:util'
 import { readSignedPdf } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../../bench/soak/free-port.ts'
 import { createTestApp, signInTestUser, type TestApp } from '../../../test/helpers/app.ts'
 import { query } from '../../../test/relay/relay-helpers.ts'
 import { qpdfCheck, scanQrCodes } from '../../client/test/pdf/fixtures.ts'
@@ -32,8 +33,10 @@ const anchor = (argv: string[]) =>
 const file = (name: string) => join(dir, name)
 
 beforeAll(async () => {
-  t = await createTestApp()
-  url = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  // The public URL the certificates name (their OCSP responder, which pdfsig asks) is where the service listens.
+  const port = await freePort()
+  t = await createTestApp({ env: { PUBLIC_URL: `http://127.0.0.1:${port}` } })
+  url = await t.app.listen({ port, host: '127.0.0.1' })
   dir = await mkdtemp(join(tmpdir(), 'anchor-pades-'))
   token = (await signInTestUser(t, 'ada@example.com', 'google')).token
   await writeFile(file('contract.pdf'), await pdfLibDocument({ pages: 2 }))
