@@ -1,6 +1,6 @@
 // The signed PDF's destination, claimed before the anchor is paid for: a missing directory, a read-only one or a
 // directory in place of the file fails the command while nothing is spent. The PDF is written beside the target
-// and renamed over it, so a failure never leaves half a PDF, and `-o` may name the input itself.
+// and renamed over it, so a failure never leaves half a PDF.
 
 import { type FileHandle, open, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'

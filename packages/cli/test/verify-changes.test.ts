@@ -58,6 +58,26 @@ describe('anchor verify', () => {
   })
 })
 
+describe('anchor sign’s output', () => {
+  it('never replaces its input, replaces another file only with --force, and anchors nothing when it refuses', async () => {
+    const before = await anchorCount()
+    const signedFile = join(dir, 'signed.pdf')
+    const self = await anchor(['sign', signedFile, '-o', signedFile, '--name', 'Carol', '--force'], carol)
+    expect(self.stderr).toContain('is the input itself: a signed copy never replaces the file it was signed from')
+    expect(self.code).toBe(2)
+    const existing = join(dir, 'existing.pdf')
+    await writeFile(existing, 'a file of the user’s')
+    const refused = await anchor(['sign', signedFile, '-o', existing, '--name', 'Carol'], carol)
+    expect(refused.stderr).toContain(`${existing} exists: add --force to replace it; nothing was signed`)
+    expect(refused.code).toBe(2)
+    expect(await readFile(existing, 'utf8')).toBe('a file of the user’s')
+    expect(await anchorCount()).toBe(before)
+    const forced = await anchor(['sign', signedFile, '-o', existing, '--name', 'Carol', '--force'], carol)
+    expect(forced.code).toBe(0)
+    expect(await anchorCount()).toBe(before + 1)
+  })
+})
+
 describe('anchor verify of content added after Alice signed', () => {
   it('says in its own line that what you see is not what was signed, and where; --json lists the changes', async () => {
     const file = join(dir, 'content-added.pdf')

@@ -2,6 +2,7 @@
 // appends the revision with its QR code and the metadata of every signature so far. Everything that can fail (the
 // arguments, the login, the password, the file, the output, the stamp's place) fails before the anchor is paid for.
 
+import { stat } from 'node:fs/promises'
 import type { SignerType } from '@docanchor/client'
 import {
   type CliRun,
@@ -34,6 +35,7 @@ export const runSign: CliRun = async (argv, context) => {
     size: { type: 'string' },
     service: { type: 'string' },
     json: { type: 'boolean' },
+    force: { type: 'boolean' },
     ...PASSWORD_FILE_OPTION,
   })
   const [input, ...extra] = positionals
@@ -79,6 +81,7 @@ export const runSign: CliRun = async (argv, context) => {
   const email = signerEmail(values.email, login.email, values.unattested ?? false)
   const password = await readPasswordFile(values['password-file'], context.io)
   const bytes = await readInputFile(input, MAX_PDF_BYTES)
+  await refuseToReplace(input, values.output, values.force ?? false)
   const output = await reserveOutput(values.output, { unwritten: 'nothing was signed' })
   try {
     const client = new ServiceClient(service, login.token, { fetch: context.fetch })
@@ -128,6 +131,25 @@ export const runSign: CliRun = async (argv, context) => {
     await output.release()
   }
   return 0
+}
+
+/**
+ * The signed file never replaces the one it was signed from (the input is what the signature's document hash covers,
+ * and a failed write would lose both), and replaces another existing file only when asked to (`--force`).
+ */
+async function refuseToReplace(input: string, output: string, force: boolean): Promise<void> {
+  const [from, to] = await Promise.all([input, output].map((path) => stat(path).catch(() => undefined)))
+  if (to === undefined || to.isDirectory()) return
+  if (from !== undefined && from.dev === to.dev && from.ino === to.ino) {
+    throw new CliError(
+      `-o ${output} is the input itself: a signed copy never replaces the file it was signed from; nothing was signed`,
+      EXIT.input,
+      'OUTPUT_IS_INPUT',
+    )
+  }
+  if (!force) {
+    throw new CliError(`${output} exists: add --force to replace it; nothing was signed`, EXIT.input, 'OUTPUT_EXISTS')
+  }
 }
 
 /**
