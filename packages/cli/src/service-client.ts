@@ -138,7 +138,21 @@ function toCliError(error: unknown, baseUrl: string, needsLogin: boolean): unkno
       'LOGIN_EXPIRED',
     )
   }
-  return new CliError(`the service answered ${error.status} ${error.code}: ${error.detail}`, EXIT.service, error.code)
+  const wait =
+    error.status === 429 && error.retryAfter !== undefined ? `; try again in ${duration(error.retryAfter)}` : ''
+  return new CliError(
+    `the service answered ${error.status} ${error.code}: ${error.detail}${wait}`,
+    EXIT.service,
+    error.code,
+  )
+}
+
+/** "45 s", "12 min", "2 h 5 min": how long to wait, as a person reads it. */
+function duration(seconds: number): string {
+  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`
+  const minutes = Math.ceil(seconds / 60)
+  if (minutes < 90) return `${minutes} min`
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`
 }
 
 export const notLoggedIn = () =>

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type SmtpInbox, startSmtpInbox } from '../../../test/auth/smtp-inbox.ts'
 import { createTestApp, type TestApp } from '../../../test/helpers/app.ts'
+import { runAnchor } from './helpers/run-anchor.ts'
 
 const ANCHOR = fileURLToPath(new URL('../bin/anchor.js', import.meta.url))
 
@@ -30,8 +31,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
-/** `anchor login` in a pseudo-terminal; the answer to "Code: " is typed once the prompt shows. */
-async function loginInTerminal(email: string, answer: (code: string) => string) {
+/** `anchor login` in a pseudo-terminal; each answer is typed once the next "Code: " prompt shows. */
+async function loginInTerminal(email: string, answers: ((code: string) => string)[]) {
   const command = [process.execPath, ANCHOR, 'login', '--email', email, '--service', url].map(quote).join(' ')
   const child: ChildProcess = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
     env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'config'), TERM: 'dumb' },
@@ -42,35 +43,62 @@ async function loginInTerminal(email: string, answer: (code: string) => string) 
     output += chunk.toString()
   })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const prompts = () => output.split('Code: ').length - 1
   try {
-    await expect.poll(() => output, { timeout: 20_000 }).toContain('Code: ')
-    child.stdin!.write(`${answer(await inbox.nextCode(email))}\r`)
+    const code = await inbox.nextCode(email)
+    for (const [i, answer] of answers.entries()) {
+      await expect.poll(prompts, { timeout: 20_000 }).toBeGreaterThan(i)
+      child.stdin!.write(`${answer(code)}\r`)
+    }
     // A person does not press Ctrl-D: the command must end on its own.
-    const code = await Promise.race([
+    const ended = await Promise.race([
       exited,
-      new Promise<'still running'>((r) => setTimeout(() => r('still running'), 15_000)),
+      new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 15_000)),
     ])
-    return { code, output }
+    return { code: ended, output }
   } finally {
     child.kill('SIGKILL')
     child.stdin!.destroy()
   }
 }
 
+const right = (sent: string) => sent
+const wrong = (sent: string) => String((Number(sent) + 1) % 1_000_000).padStart(6, '0')
+
 const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
 
 describe('anchor login in a terminal', () => {
   it('exits by itself after a right code', async () => {
-    const { code, output } = await loginInTerminal('ada@example.com', (sent) => sent)
+    const { code, output } = await loginInTerminal('ada@example.com', [right])
     expect(output).toMatch(/Logged in to .* as ada@example\.com until /)
     expect(code).toBe(0)
   })
 
-  it('exits by itself after a wrong code', async () => {
-    const { code, output } = await loginInTerminal('bob@example.com', (sent) =>
-      String((Number(sent) + 1) % 1_000_000).padStart(6, '0'),
-    )
+  it('asks again after a typo, and the same code then signs in', async () => {
+    const { code, output } = await loginInTerminal('carol@example.com', [wrong, right])
+    expect(output).toContain('That code is wrong (or expired): type it again (4 tries left).')
+    expect(output).toMatch(/Logged in to .* as carol@example\.com until /)
+    expect(code).toBe(0)
+  })
+
+  it('exits by itself once the code is spent by the service’s five wrong tries', async () => {
+    const { code, output } = await loginInTerminal('bob@example.com', Array(5).fill(wrong))
+    expect(output).toContain('1 try left')
     expect(output).toContain('wrong or expired code')
     expect(code).toBe(1)
+  })
+
+  it('says when to try again once the service limits new codes', async () => {
+    let stderr = ''
+    for (let attempt = 0; attempt < 10 && !stderr.includes('429'); attempt++) {
+      ;({ stderr } = await runAnchor(
+        ['login', '--email', 'dave@example.com', '--service', url],
+        {
+          XDG_CONFIG_HOME: join(dir, 'config'),
+        },
+        async () => '000000\n',
+      ))
+    }
+    expect(stderr).toMatch(/429 RATE_LIMITED: .*; try again in \d+ (s|min)/)
   })
 })

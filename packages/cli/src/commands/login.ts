@@ -3,7 +3,7 @@
 import { createInterface } from 'node:readline'
 import type { CliRun } from '../cli-context.ts'
 import { parseCommandArgs, serviceUrl, writeLines } from '../cli-context.ts'
-import { usageError } from '../cli-errors.ts'
+import { CliError, usageError } from '../cli-errors.ts'
 import { ServiceClient } from '../service-client.ts'
 import { saveStoredLogin, tokenFile } from '../token-store.ts'
 
@@ -30,9 +30,7 @@ export const runLogin: CliRun = async (argv, context) => {
     const client = new ServiceClient(service, undefined, { fetch: context.fetch })
     await client.requestCode(email)
     io.stderr.write(`A 6-digit sign-in code was sent to ${email}.\n`)
-    const code = await ask('Code: ')
-    if (!/^\d{6}$/.test(code)) throw usageError('the code is the 6 digits from the e-mail')
-    const result = await client.verifyCode(email, code)
+    const result = await signInWithCode(client, email, ask, io.stderr)
     await saveStoredLogin(context.config.configDir, {
       service,
       email: result.user.email,
@@ -44,5 +42,38 @@ export const runLogin: CliRun = async (argv, context) => {
     return 0
   } finally {
     reader.close()
+  }
+}
+
+/** The service takes this many wrong tries of one code (src/auth/sign-in-codes.ts) before the code is dead. */
+const CODE_TRIES = 5
+
+/**
+ * Asks for the code until one works: a typo asks again, up to the service's tries, rather than spending a new code.
+ * When the input ends after a wrong code (a script), that wrong code is the answer.
+ */
+async function signInWithCode(
+  client: ServiceClient,
+  email: string,
+  ask: (prompt: string) => Promise<string>,
+  stderr: NodeJS.WritableStream,
+) {
+  let wrong: CliError | undefined
+  for (let tries = 1; ; tries++) {
+    let code: string
+    try {
+      code = await ask('Code: ')
+    } catch (error) {
+      throw wrong ?? error
+    }
+    if (!/^\d{6}$/.test(code)) throw usageError('the code is the 6 digits from the e-mail')
+    try {
+      return await client.verifyCode(email, code)
+    } catch (error) {
+      if (!(error instanceof CliError) || error.code !== 'INVALID_CODE' || tries >= CODE_TRIES) throw error
+      wrong = error
+      const left = CODE_TRIES - tries
+      stderr.write(`That code is wrong (or expired): type it again (${left} ${left === 1 ? 'try' : 'tries'} left).\n`)
+    }
   }
 }
