@@ -3,6 +3,7 @@
 // runs: `anchor --help`, `anchor <command> --help` and a mistyped name load none of them.
 
 import type { PdfError } from '@docanchor/client'
+import cliPackage from '../package.json' with { type: 'json' }
 import { type CliCommand, type CliContext, displaySafeIo, writeJson } from './cli-context.ts'
 import { CliError, EXIT } from './cli-errors.ts'
 
@@ -98,7 +99,7 @@ function overview(): string {
     ...names.map((name) => `  ${name.padEnd(width)}  ${anchorCommands[name]!.summary}`),
     '',
     'The service is --service <url>, else ANCHOR_URL, else http://127.0.0.1:3000. ANCHOR_TOKEN overrides the',
-    'stored login. `anchor <command> --help` shows the options of a command.',
+    'stored login. `anchor <command> --help` shows the options of a command; `anchor --version` the version.',
   ].join('\n')
 }
 
@@ -127,6 +128,10 @@ export async function runAnchorCommand(argv: readonly string[], given: CliContex
   const [name, ...rest] = argv
   const context = { ...given, io: displaySafeIo(given.io) }
   const { io } = context
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`anchor ${cliPackage.version}\n`)
+    return EXIT.ok
+  }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     ;(name === undefined ? io.stderr : io.stdout).write(`${overview()}\n`)
     return name === undefined ? EXIT.input : EXIT.ok

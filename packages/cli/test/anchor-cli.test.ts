@@ -266,4 +266,10 @@ describe('the anchor bin', () => {
     expect(stdout).toMatch(/^usage: anchor <command>/)
     expect(stdout).toMatch(/login[\s\S]*logout[\s\S]*sign[\s\S]*verify/)
   })
+
+  it('says its version, the package’s', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['packages/cli/bin/anchor.js', '--version'])
+    const { version } = JSON.parse(await readFile('packages/cli/package.json', 'utf8')) as { version: string }
+    expect(stdout).toBe(`anchor ${version}\n`)
+  })
 })
