@@ -465,6 +465,24 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       // The title holds no elements: the name sits between Unicode isolates, its own override escaped.
       expect(await page.title()).toBe('Verified: signed by \u2068Mallory <U+202E>yrollam\u2069 · Signature check')
     })
+
+    it('shows zero-width and other invisible characters as text, so a look-alike name does not pass (issue 38)', async () => {
+      const lookAlike: AnchorPayload = {
+        d: 'dd'.repeat(32),
+        s: { t: 'individual', n: 'Ali\u200Bce Exam\uFEFFple', e: 'alice@example.com', tr: 'email', v: true },
+        ts: NOW - 60,
+        salt: '34'.repeat(32),
+      }
+      const signature = await sign(testChain, database.handle.db, {} as never, {
+        legacyPayload: lookAlike,
+        relayedBy: { email: 'alice@example.com', trust: 'email', verified: true },
+      })
+      const page = await open(signature.qrUrl(base))
+      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
+      expect(await fact(page, 'Name')).toBe('Ali<U+200B>ce Exam<U+FEFF>ple')
+      expect(await page.title()).toBe('Verified: signed by \u2068Ali<U+200B>ce Exam<U+FEFF>ple\u2069 · Signature check')
+      expect((await page.locator('body').textContent()) ?? '').not.toMatch(/[\u200B\uFEFF]/)
+    })
   })
 
   describe('the other states', () => {

@@ -5,9 +5,16 @@
 
 /** C1 controls, DEL and the bidirectional embeddings, overrides and isolates: what JSON.stringify leaves as it is. */
 const BEYOND_C0 = '\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069'
+/**
+ * Characters that show nothing, so that two names that look the same can differ: the soft hyphen, the combining
+ * grapheme joiner, the Arabic letter mark, the Mongolian vowel separator, zero-width spaces, joiners and marks, the
+ * word joiner and invisible operators, the byte order mark. Shown as `<U+XXXX>` like the controls, but not refused
+ * in new payloads: scripts and emoji sequences join with some of them.
+ */
+const INVISIBLE = '\\u00AD\\u034F\\u061C\\u180E\\u200B-\\u200F\\u2060-\\u2064\\uFEFF'
 const DISPLAY_CONTROL = new RegExp(`[\\u0000-\\u001F${BEYOND_C0}]`)
-const DISPLAY_CONTROLS = new RegExp(DISPLAY_CONTROL.source, 'g')
-const ALL_BUT_NEWLINE = new RegExp(`[\\u0000-\\u0009\\u000B-\\u001F${BEYOND_C0}]`, 'g')
+const DISPLAY_CONTROLS = new RegExp(`[\\u0000-\\u001F${BEYOND_C0}${INVISIBLE}]`, 'g')
+const ALL_BUT_NEWLINE = new RegExp(`[\\u0000-\\u0009\\u000B-\\u001F${BEYOND_C0}${INVISIBLE}]`, 'g')
 const UNESCAPED_IN_JSON = new RegExp(`[${BEYOND_C0}]`, 'g')
 
 /** The first such character, as U+XXXX, or undefined when there is none. */
@@ -17,7 +24,7 @@ export function firstDisplayControl(text: string): string | undefined {
 }
 
 /**
- * The text with each such character written as `<U+XXXX>`, line breaks included: one line, shown in its own reading
+ * The text with each such character, and each invisible one, written as `<U+XXXX>`, line breaks included: one line, shown in its own reading
  * order, that no terminal takes as a command. `keepNewlines` leaves `\n` alone, for whole outputs whose lines were
  * escaped one by one already.
  */
