@@ -176,6 +176,17 @@ describe('anchor login, sign, verify and logout against the service on anvil', (
       'rebuilt',
     ])
     expect(run.code).toBe(0)
+    // The text says where the anchors came from, the RPC URL by its origin alone.
+    const text = await anchor(
+      ['verify', signed(3), '--rpc', `${t.testChain.rpcUrl}?key=secret`, '--contract', contract],
+      {
+        ANCHOR_URL: 'http://127.0.0.1:1',
+      },
+    )
+    expect(text.stdout).toContain(`anchors read from the chain at ${new URL(t.testChain.rpcUrl).origin}\n`)
+    expect(text.stdout).not.toContain('secret')
+    const viaService = await anchor(['verify', signed(3)])
+    expect(viaService.stdout).toContain(`anchors as the service at ${url} reports them`)
   })
 
   it('verifies a QR URL on its own', async () => {

@@ -93,11 +93,12 @@ function checkedAgainst(trusted: TrustedContracts): string {
 }
 
 /** The report's lines: written with writeLines, which shows any control character a name or e-mail holds as text. */
-function describe(result: PdfCheckResult, file: string, trusted: TrustedContracts): string[] {
+function describe(result: PdfCheckResult, file: string, trusted: TrustedContracts, source: string): string[] {
   const out: string[] = []
   const n = result.signatures.length
   out.push(`${file}: ${count(n, 'signature')} in ${count(result.revisions.length, 'revision')}`)
   out.push(`  ${checkedAgainst(trusted)}`)
+  out.push(`  ${source}`)
   for (const check of result.signatures) {
     const s = check.signature
     const who = `${s.signer_name} <${s.signer_email}>${s.company ? `, ${s.position ? `${s.position}, ` : ''}${s.company}` : ''}`
@@ -137,6 +138,7 @@ async function verifyQrUrl(
   context: CliContext,
   json: boolean,
   trusted: TrustedContracts,
+  source: string,
 ) {
   const parts = parseQrUrl(url)
   const record = await lookup(parts.txHash)
@@ -178,7 +180,7 @@ async function verifyQrUrl(
       problems,
     })
   } else {
-    const lines = [`${url}`, `  ${checkedAgainst(trusted)}`]
+    const lines = [`${url}`, `  ${checkedAgainst(trusted)}`, `  ${source}`]
     if (payload) {
       lines.push(`  signed by ${payload.s.n} <${payload.s.e}> at ${new Date(payload.ts * 1000).toISOString()}`)
       lines.push(`  document hash ${payload.d}`)
@@ -258,7 +260,12 @@ export const runVerify: CliRun = async (argv, context) => {
     const info = await service.info().catch(() => undefined)
     serviceCertificates = info?.pdfSigning.certificates.flatMap(pemCertificates) ?? []
   }
-  if (!pdf) return verifyQrUrl(target, lookup, service, context, json, trusted)
+  // Where each anchor was read, in the text as in --json's `source`; an RPC URL only by its origin (a key may ride
+  // in its path or query).
+  const source = values.rpc
+    ? `anchors read from the chain at ${new URL(values.rpc).origin}`
+    : `anchors as the service at ${service.baseUrl} reports them`
+  if (!pdf) return verifyQrUrl(target, lookup, service, context, json, trusted, source)
 
   const result = await checkSignedPdf(pdf, {
     verify: lookup,
@@ -306,6 +313,6 @@ export const runVerify: CliRun = async (argv, context) => {
       unsignedBytes: result.unsignedBytes,
       problems: result.problems,
     })
-  } else writeLines(context.io.stdout, describe(result, target, trusted))
+  } else writeLines(context.io.stdout, describe(result, target, trusted, source))
   return result.valid ? EXIT.ok : EXIT.failed
 }
