@@ -29,3 +29,15 @@ export async function restrictToOwner(dir: string): Promise<void> {
     }
   }
 }
+
+/**
+ * Whether each of `paths` that exists is its owner's alone: a few stats that tell a start whether `restrictToOwner`
+ * has anything to do, rather than walking thousands of files at every start.
+ */
+export async function ownerOnly(...paths: string[]): Promise<boolean> {
+  for (const path of paths) {
+    const found = await stat(path).catch(() => undefined)
+    if (found && (found.mode & 0o077) !== 0) return false
+  }
+  return true
+}

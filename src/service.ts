@@ -2,18 +2,18 @@
 // Used by src/server.ts and by the acceptance tests, which drive a real listening server.
 import { mkdir } from 'node:fs/promises'
 import { type AddressInfo, createServer } from 'node:net'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import pino from 'pino'
 import type { AppInstance } from './api/app-types.ts'
 import type { ChainContext } from './chain/chain-context.ts'
 import type { ConnectedChain } from './chain/connect-chain.ts'
 import { type Config, hostInUrl, TRUST_EVERY_HOP } from './config.ts'
-import type { DatabaseHandle } from './db/database.ts'
+import { type DatabaseHandle, pgliteDirectory } from './db/database.ts'
 import { openMigratedDatabase } from './db/open-migrated-database.ts'
 import { loadOrCreateDevJwtSecret } from './embedded/dev-jwt-secret.ts'
 import { loggerOptions } from './logging.ts'
-import { restrictToOwner } from './owner-only-files.ts'
+import { ownerOnly, restrictToOwner } from './owner-only-files.ts'
 
 export interface RunningService {
   app: AppInstance
@@ -56,8 +56,10 @@ export async function startService(config: Config, options: StartServiceOptions 
     throw results.find((result) => result.status === 'rejected')?.reason
   }
   // Once the database is open: PGlite unpacks a new directory from its template with the archive's modes (0666),
-  // which no umask narrows; what it writes later, the umask does (server.ts).
-  if (embedded) await restrictToOwner(dataDir)
+  // which no umask narrows; what it writes later, the umask does (server.ts). A directory made so, or by an older
+  // version, shows it in its own mode or its PG_VERSION's: only then is the whole tree walked.
+  const marker = join(pgliteDirectory(dataDir), 'PG_VERSION')
+  if (embedded && !(await ownerOnly(dataDir, marker))) await restrictToOwner(dataDir)
   return serve(config, dataDir, logger, databaseResult.value, chainResult.value, appModuleResult.value.buildApp)
 }
 

@@ -132,20 +132,25 @@ function extensions(role: CertificateRole, keyId: Uint8Array, issuer: Certificat
       extnValue: new OctetString({ valueHex: new Uint8Array(keyId).buffer }).toBER(false),
     }),
   )
-  const issuerKeyId = issuer?.extensions?.find((e) => e.extnID === id_SubjectKeyIdentifier)?.parsedValue as
-    | OctetString
-    | undefined
-  if (issuerKeyId) {
-    const authority = new AuthorityKeyIdentifier({
-      keyIdentifier: new OctetString({ valueHex: new Uint8Array(issuerKeyId.valueBlock.valueHexView).buffer }),
-    })
-    list.push(new Extension({ extnID: id_AuthorityKeyIdentifier, extnValue: authority.toSchema().toBER(false) }))
-  }
+  const authority = issuer && authorityKeyIdentifier(issuer)
+  if (authority) list.push(authority)
   return list
 }
 
+/** The authority key identifier naming `issuer`'s subject key identifier; undefined when it has none. */
+export function authorityKeyIdentifier(issuer: Certificate): Extension | undefined {
+  const issuerKeyId = issuer.extensions?.find((e) => e.extnID === id_SubjectKeyIdentifier)?.parsedValue as
+    | OctetString
+    | undefined
+  if (!issuerKeyId) return undefined
+  const authority = new AuthorityKeyIdentifier({
+    keyIdentifier: new OctetString({ valueHex: new Uint8Array(issuerKeyId.valueBlock.valueHexView).buffer }),
+  })
+  return new Extension({ extnID: id_AuthorityKeyIdentifier, extnValue: authority.toSchema().toBER(false) })
+}
+
 /** 16 random bytes with the high bit clear: a positive INTEGER without padding. */
-function serialNumber(): ArrayBuffer {
+export function serialNumber(): ArrayBuffer {
   const bytes = crypto.getRandomValues(new Uint8Array(16))
   bytes[0] = (bytes[0]! & 0x7f) | 0x01
   return bytes.buffer

@@ -14,10 +14,9 @@ export interface StoredPdfSignature {
   blockTime: Date
 }
 
-/** What the anchor holds: nothing, a reservation being timestamped, or the signature made. */
+/** The anchor reserved for this request, or taken: by what digest, and the signature if it is made already. */
 export type PdfSignatureSlot =
   | { state: 'reserved'; digest: string }
-  | { state: 'made'; signature: StoredPdfSignature }
   | { state: 'taken'; digest: string; made: StoredPdfSignature | null }
 
 interface Row {

@@ -1,10 +1,9 @@
 // What the signer CA says of its certificates' revocation, signed with the CA's own key (RFC 5280's CRL, RFC 6960's
 // OCSP, the CA answering for itself), so that a signature can be checked later, and offline once a DSS holds them.
 // Built with pkijs, signed through DocumentSigningKey: a WebCrypto key (the embedded default) or the PKCS#11 token's.
-import { type CmsSigner, fromHex } from '@docanchor/client'
-import { BitString, Constructed, Enumerated, GeneralizedTime, Integer, OctetString, Primitive } from 'asn1js'
+import { bytesEqual, type CmsSigner, fromHex } from '@docanchor/client'
+import { Constructed, Enumerated, GeneralizedTime, Integer, OctetString, Primitive } from 'asn1js'
 import {
-  AlgorithmIdentifier,
   BasicOCSPResponse,
   type CertID,
   type Certificate,
@@ -19,6 +18,9 @@ import {
   SingleResponse,
   Time,
 } from 'pkijs'
+import { caSignatureAlgorithm, caSignatureValue } from './ca-signature.ts'
+import { publicKeyBits } from './certificates.ts'
+import { serialHex } from './signer-certificate.ts'
 
 export type CertificateStatus = { state: 'good' } | { state: 'revoked'; at: Date } | { state: 'unknown' }
 
@@ -26,8 +28,6 @@ export type CertificateStatus = { state: 'good' } | { state: 'revoked'; at: Date
 export const REVOCATION_VALIDITY_MS = 60 * 60 * 1000
 
 const OID = {
-  ecdsaWithSha256: '1.2.840.10045.4.3.2',
-  sha256WithRsa: '1.2.840.113549.1.1.11',
   sha1: '1.3.14.3.2.26',
   sha256: '2.16.840.1.101.3.4.2.1',
   ocspBasic: '1.3.6.1.5.5.7.48.1.1',
@@ -40,9 +40,6 @@ export class OcspRequestError extends Error {}
 /** Whole seconds: DER's GeneralizedTime carries no fraction (RFC 5280, 4.1.2.5.2), and pkijs writes one otherwise. */
 const wholeSeconds = (time: Date) => new Date(Math.floor(time.getTime() / 1000) * 1000)
 
-const signatureAlgorithm = (ca: CmsSigner) =>
-  new AlgorithmIdentifier({ algorithmId: ca.key.keyType === 'ec' ? OID.ecdsaWithSha256 : OID.sha256WithRsa })
-
 /** The CRL (DER) of every revoked certificate not yet expired, valid for REVOCATION_VALIDITY_MS. */
 export async function revocationList(
   ca: CmsSigner,
@@ -53,7 +50,7 @@ export async function revocationList(
   const issuer = ca.certificates[0]!
   const crl = new CertificateRevocationList()
   crl.version = 1
-  crl.signature = signatureAlgorithm(ca)
+  crl.signature = caSignatureAlgorithm(ca)
   crl.issuer = issuer.subject
   // UTCTime, as RFC 5280 asks for dates before 2050 (pkijs's GeneralizedTime carries milliseconds, which it forbids).
   crl.thisUpdate = new Time({ type: 0, value: now })
@@ -72,10 +69,10 @@ export async function revocationList(
   crl.crlExtensions = new Extensions({
     extensions: [new Extension({ extnID: OID.crlNumber, extnValue: number.toBER(false) })],
   })
-  crl.signatureAlgorithm = signatureAlgorithm(ca)
+  crl.signatureAlgorithm = caSignatureAlgorithm(ca)
   const tbs = (crl.toSchema(true) as Constructed).valueBlock.value[0]!.toBER(false)
   crl.tbsView = new Uint8Array(tbs)
-  crl.signatureValue = new BitString({ valueHex: (await ca.key.sign(new Uint8Array(tbs))).slice().buffer })
+  crl.signatureValue = await caSignatureValue(ca, new Uint8Array(tbs))
   return new Uint8Array(crl.toSchema(false).toBER(false))
 }
 
@@ -101,10 +98,7 @@ export async function ocspResponse(
   const responses: SingleResponse[] = []
   for (const { reqCert } of request.tbsRequest.requestList) {
     const ours = await issuedBy(reqCert, issuer)
-    const serial = Buffer.from(reqCert.serialNumber.valueBlock.valueHexView)
-      .toString('hex')
-      .replace(/^(00)+(?=.)/, '')
-    const status = ours ? await statusOf(serial) : ({ state: 'unknown' } as const)
+    const status = ours ? await statusOf(serialHex(reqCert.serialNumber)) : ({ state: 'unknown' } as const)
     responses.push(
       new SingleResponse({
         certID: reqCert,
@@ -125,8 +119,8 @@ export async function ocspResponse(
   data.tbsView = new Uint8Array(tbs)
   const basic = new BasicOCSPResponse({
     tbsResponseData: data,
-    signatureAlgorithm: signatureAlgorithm(ca),
-    signature: new BitString({ valueHex: (await ca.key.sign(new Uint8Array(tbs))).slice().buffer }),
+    signatureAlgorithm: caSignatureAlgorithm(ca),
+    signature: await caSignatureValue(ca, new Uint8Array(tbs)),
   })
   const response = new OCSPResponse({
     responseStatus: new Enumerated({ value: 0 }),
@@ -165,12 +159,10 @@ async function issuedBy(certId: CertID, issuer: Certificate): Promise<boolean> {
         : undefined
   if (!algorithm) return false
   const nameDer = issuer.subject.toSchema().toBER(false)
-  const keyBits = new Uint8Array(issuer.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView).slice()
   const nameHash = new Uint8Array(await crypto.subtle.digest(algorithm, nameDer))
-  const keyHash = new Uint8Array(await crypto.subtle.digest(algorithm, keyBits))
-  const same = (a: Uint8Array, b: ArrayBuffer | Uint8Array) => Buffer.from(a).equals(Buffer.from(b as ArrayBuffer))
+  const keyHash = new Uint8Array(await crypto.subtle.digest(algorithm, publicKeyBits(issuer).slice()))
   return (
-    same(nameHash, certId.issuerNameHash.valueBlock.valueHexView) &&
-    same(keyHash, certId.issuerKeyHash.valueBlock.valueHexView)
+    bytesEqual(nameHash, new Uint8Array(certId.issuerNameHash.valueBlock.valueHexView)) &&
+    bytesEqual(keyHash, new Uint8Array(certId.issuerKeyHash.valueBlock.valueHexView))
   )
 }

@@ -3,7 +3,6 @@
 // It signs no document and no digest itself: nothing it answers is a signature a reader attributes to the service.
 // Web APIs only, so that the client package's tests certify and timestamp with it in Chromium too.
 
-import type { TrustAnchor } from '@docanchor/client'
 import {
   type AnchorReference,
   addUnsignedAttribute,
@@ -14,6 +13,7 @@ import {
   readAnchorAttribute,
   signatureValue,
   signedDataOf,
+  type TrustAnchor,
   toHex,
 } from '@docanchor/client'
 import { type Certificate, getCrypto, type SignedData } from 'pkijs'

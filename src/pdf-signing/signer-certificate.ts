@@ -20,8 +20,6 @@ import {
 import { BitString, Integer, ObjectIdentifier, OctetString } from 'asn1js'
 import {
   AccessDescription,
-  AlgorithmIdentifier,
-  AuthorityKeyIdentifier,
   BasicConstraints,
   Certificate,
   CertificatePolicies,
@@ -34,7 +32,6 @@ import {
   GeneralNames,
   InfoAccess,
   id_AuthorityInfoAccess,
-  id_AuthorityKeyIdentifier,
   id_BasicConstraints,
   id_CertificatePolicies,
   id_CRLDistributionPoints,
@@ -44,11 +41,12 @@ import {
   id_SubjectKeyIdentifier,
   PolicyInformation,
 } from 'pkijs'
+import { caSignatureAlgorithm, caSignatureValue } from './ca-signature.ts'
+import { publicKeyBits } from './certificates.ts'
+import { authorityKeyIdentifier, serialNumber } from './issue-certificate.ts'
 
 const OID_EC_PUBLIC_KEY = '1.2.840.10045.2.1'
 const OID_P256 = '1.2.840.10045.3.1.7'
-const OID_ECDSA_SHA256 = '1.2.840.10045.4.3.2'
-const OID_RSA_SHA256 = '1.2.840.113549.1.1.11'
 const OID_OCSP = '1.3.6.1.5.5.7.48.1'
 const OID_CA_ISSUERS = '1.3.6.1.5.5.7.48.2'
 
@@ -119,7 +117,7 @@ export async function issueSignerCertificate(input: SignerCertificateInput): Pro
   certificate.notBefore.value = input.notBefore
   certificate.notAfter.value = input.notAfter
   certificate.subjectPublicKeyInfo = input.request.subjectPublicKeyInfo
-  const keyId = new Uint8Array(await crypto.subtle.digest('SHA-1', publicKeyBits(certificate)))
+  const keyId = new Uint8Array(await crypto.subtle.digest('SHA-1', publicKeyBits(certificate).slice()))
   certificate.extensions = [
     extension(id_BasicConstraints, new BasicConstraints({ cA: false }).toSchema(), true),
     // digitalSignature (bit 0) and nonRepudiation (bit 1).
@@ -139,7 +137,7 @@ export async function issueSignerCertificate(input: SignerCertificateInput): Pro
       }).toSchema(),
     ),
     extension(id_SubjectKeyIdentifier, new OctetString({ valueHex: keyId.buffer })),
-    ...authorityKeyId(issuerCertificate),
+    ...[authorityKeyIdentifier(issuerCertificate)].filter((e): e is Extension => e !== undefined),
     extension(
       id_AuthorityInfoAccess,
       new InfoAccess({
@@ -161,14 +159,9 @@ export async function issueSignerCertificate(input: SignerCertificateInput): Pro
 
 /** Signs the certificate's to-be-signed part with the issuer's key, whatever holds it. */
 async function signWith(certificate: Certificate, issuer: CmsSigner): Promise<Certificate> {
-  const algorithm = new AlgorithmIdentifier({
-    algorithmId: issuer.key.keyType === 'ec' ? OID_ECDSA_SHA256 : OID_RSA_SHA256,
-  })
-  certificate.signature = algorithm
-  certificate.signatureAlgorithm = algorithm
-  const tbs = new Uint8Array(certificate.encodeTBS().toBER(false))
-  const value = await issuer.key.sign(tbs)
-  certificate.signatureValue = new BitString({ valueHex: new Uint8Array(value).buffer })
+  certificate.signature = caSignatureAlgorithm(issuer)
+  certificate.signatureAlgorithm = caSignatureAlgorithm(issuer)
+  certificate.signatureValue = await caSignatureValue(issuer, new Uint8Array(certificate.encodeTBS().toBER(false)))
   // Parsed back from its DER, so that what is returned is exactly what was signed.
   return certificateOf(new Uint8Array(certificate.toSchema(true).toBER(false)))
 }
@@ -177,29 +170,12 @@ function extension(extnID: string, value: { toBER(sizeOnly?: boolean): ArrayBuff
   return new Extension({ extnID, critical, extnValue: value.toBER(false) })
 }
 
-function authorityKeyId(issuer: Certificate): Extension[] {
-  const issuerKeyId = issuer.extensions?.find((e) => e.extnID === id_SubjectKeyIdentifier)?.parsedValue as
-    | OctetString
-    | undefined
-  if (!issuerKeyId) return []
-  const authority = new AuthorityKeyIdentifier({
-    keyIdentifier: new OctetString({ valueHex: new Uint8Array(issuerKeyId.valueBlock.valueHexView).buffer }),
-  })
-  return [extension(id_AuthorityKeyIdentifier, authority.toSchema())]
-}
-
-function publicKeyBits(certificate: Certificate): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(certificate.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView).slice()
-}
-
-/** 16 random bytes with the high bit clear: a positive INTEGER without padding. */
-function serialNumber(): ArrayBuffer {
-  const bytes = crypto.getRandomValues(new Uint8Array(16))
-  bytes[0] = (bytes[0]! & 0x7f) | 0x01
-  return bytes.buffer
-}
-
 /** The certificate's serial number, lower-case hex: how the store and the revocation lists name it. */
 export function serialOf(certificate: Certificate): string {
-  return toHex(new Uint8Array(certificate.serialNumber.valueBlock.valueHexView))
+  return serialHex(certificate.serialNumber)
+}
+
+/** A serial number (a DER INTEGER, as a certificate, a CRL or an OCSP request carries it) as lower-case hex. */
+export function serialHex(serial: Integer): string {
+  return toHex(new Uint8Array(serial.valueBlock.valueHexView))
 }

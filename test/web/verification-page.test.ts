@@ -427,6 +427,17 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for the characters that must not reach the page
     const FORMATTING = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
 
+    /** The page of a signature of `payload` as an older client wrote it, relayed by its own e-mail, verified. */
+    async function openVerified(payload: AnchorPayload): Promise<Page> {
+      const signature = await sign(testChain, database.handle.db, {} as never, {
+        legacyPayload: payload,
+        relayedBy: { email: payload.s.e, trust: 'email', verified: true },
+      })
+      const page = await open(signature.qrUrl(base))
+      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
+      return page
+    }
+
     it('isolates every field and shows its formatting characters as text, on the page and in the title', async () => {
       // As an older client could have written it: an unterminated override in every text field.
       const legacy: AnchorPayload = {
@@ -443,12 +454,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         ts: NOW - 90,
         salt: '12'.repeat(32),
       }
-      const signature = await sign(testChain, database.handle.db, {} as never, {
-        legacyPayload: legacy,
-        relayedBy: { email: 'mallory@example.com', trust: 'email', verified: true },
-      })
-      const page = await open(signature.qrUrl(base))
-      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
+      const page = await openVerified(legacy)
       const verdict = (await text(page, '#verdict p')) ?? ''
       expect(verdict).toMatch(/^Mallory <U\+202E>yrollam signed this document on /)
       expect(verdict).not.toMatch(FORMATTING)
@@ -473,12 +479,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
         ts: NOW - 60,
         salt: '34'.repeat(32),
       }
-      const signature = await sign(testChain, database.handle.db, {} as never, {
-        legacyPayload: lookAlike,
-        relayedBy: { email: 'alice@example.com', trust: 'email', verified: true },
-      })
-      const page = await open(signature.qrUrl(base))
-      expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
+      const page = await openVerified(lookAlike)
       expect(await fact(page, 'Name')).toBe('Ali<U+200B>ce Exam<U+FEFF>ple')
       expect(await page.title()).toBe('Verified: signed by \u2068Ali<U+200B>ce Exam<U+FEFF>ple\u2069 · Signature check')
       expect((await page.locator('body').textContent()) ?? '').not.toMatch(/[\u200B\uFEFF]/)

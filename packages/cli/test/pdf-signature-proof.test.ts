@@ -4,11 +4,12 @@
 // rendered page, qpdf's view of each revision shows that no revision changed page content, and a signature another
 // product made before keeps its validity.
 import { execFile } from 'node:child_process'
+import { createPrivateKey, createPublicKey } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { readSignedPdf } from '@docanchor/client'
+import { certificateOf, readSignedPdf } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../../bench/soak/free-port.ts'
@@ -184,6 +185,10 @@ describe('the signer’s key and certificate', () => {
     )
     expect(key).toMatch(/^-----BEGIN PRIVATE KEY-----/)
     expect(stored[0]!.certificate).not.toContain(key.split('\n')[1]!)
+    // What it certified is the public half of the key made on this device.
+    const certified = certificateOf(new Uint8Array(Buffer.from(stored[0]!.certificate, 'base64')))
+    const local = createPublicKey(createPrivateKey(key)).export({ type: 'spki', format: 'der' })
+    expect(Buffer.from(certified.subjectPublicKeyInfo.toSchema().toBER(false)).equals(local)).toBe(true)
   })
 })
 

@@ -144,7 +144,14 @@ export {
   TIMESTAMP_WINDOW_SECONDS,
 } from './pdf/check-signed-pdf.ts'
 export { type CmsSignatureCheck, checkCmsSignature } from './pdf/cms/cms-signature.ts'
-export { certificateDer, certificateOf, OID as CMS_OID, pemCertificates, signedDataOf } from './pdf/cms/der.ts'
+export {
+  bytesEqual,
+  certificateDer,
+  certificateOf,
+  OID as CMS_OID,
+  pemCertificates,
+  signedDataOf,
+} from './pdf/cms/der.ts'
 export {
   addUnsignedAttribute,
   buildSignedData,
@@ -185,8 +192,6 @@ export { describeChanges } from './pdf/signature-changes.ts'
 export {
   ANCHOR_ATTRIBUTE_OID,
   certificateEmail,
-  certificateTrust,
-  isSignerCertificate,
   PROJECT_ARC,
   SIGNER_EKU,
   SIGNER_POLICY_OID,

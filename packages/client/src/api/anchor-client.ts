@@ -3,6 +3,7 @@
 // AnchorApiError. Web APIs only (fetch, AbortSignal, WebCrypto), so it runs in Node, browsers and Electron.
 
 import type { z } from 'zod'
+import { fromBase64, toBase64 } from '../formats/base64.ts'
 import { AnchorApiError, AnchorNetworkError, AnchorNotConfirmedError, parseRetryAfter } from './anchor-api-error.ts'
 import {
   type AccountExport,
@@ -369,13 +370,7 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
   })
 }
 
-function toBase64(bytes: Uint8Array): string {
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary)
-}
-
 /** The CMS's DER from a `pdfSignature` answer: what signPdf's `pdfSignature` resolves with. */
 export function pdfSignatureCms(result: PdfSignatureResult): Uint8Array {
-  return Uint8Array.from(atob(result.cms), (char) => char.charCodeAt(0))
+  return fromBase64(result.cms)
 }

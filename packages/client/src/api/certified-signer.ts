@@ -1,6 +1,8 @@
 // A signer an application keeps for a session: its own P-256 key (made here unless given: an app that keeps one in
 // the OS keychain passes it), certified by the service's CA under the account's verified e-mail, and signPdf's
 // `pdfSignature` that signs each anchored signature's CMS with it and has the service add its timestamp.
+
+import { fromBase64 } from '../formats/base64.ts'
 import { anchoredSignatureCms } from '../pdf/anchored-signature.ts'
 import { certificateOf } from '../pdf/cms/der.ts'
 import type { CmsSigner } from '../pdf/cms/signed-data.ts'
@@ -20,10 +22,9 @@ export async function certifiedSigner(
 ): Promise<CertifiedSigner> {
   const pair = keys ?? (await makeSignerKey())
   const issued = await api.signerCertificate(await certificationRequest(pair, 'signer'))
-  const der = (base64: string) => Uint8Array.from(atob(base64), (char) => char.charCodeAt(0))
   const signer: CmsSigner = {
     key: webCryptoSigningKey(pair.privateKey),
-    certificates: [issued.certificate, ...issued.chain].map((base64) => certificateOf(der(base64))),
+    certificates: [issued.certificate, ...issued.chain].map((base64) => certificateOf(fromBase64(base64))),
   }
   return {
     signer,

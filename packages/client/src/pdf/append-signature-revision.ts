@@ -28,6 +28,7 @@ import {
   readSignedPdfForUpdate,
   type SignedPdf,
 } from './read-signed-pdf.ts'
+import { describeStructureProblem } from './revision-structure.ts'
 import { changedAfterSigning, changesAfter, signedRevisions } from './signature-changes.ts'
 import { addSignatureField } from './signature-field.ts'
 import { placeSignature } from './signature-placeholder.ts'
@@ -129,8 +130,7 @@ function refuseChangedAfterSigning(existing: SignedPdf): void {
     const changes = changesAfter(existing, signed)
     if (changes.length > 0) broken.push(changedAfterSigning(signed, changes, signed.signer))
   }
-  for (const { revision, problem } of existing.structureProblems)
-    broken.push(`revision ${revision} is ambiguous: ${problem}`)
+  broken.push(...existing.structureProblems.map(describeStructureProblem))
   for (const field of existing.pdfSignatures) {
     const problem = signatureStructureProblem(existing, field)
     if (problem) broken.push(`the PDF signature of revision ${field.revision} is broken: ${problem}`)

@@ -15,6 +15,7 @@ import { checkPdfSignature, type PdfSignatureCheck } from './check-pdf-signature
 import { certificateOf } from './cms/der.ts'
 import { latestMetadata, readSignedPdf, type SignedPdf, type SignedPdfRevision } from './read-signed-pdf.ts'
 import type { RevisionChange, RevisionNote } from './revision-changes.ts'
+import { describeStructureProblem } from './revision-structure.ts'
 import { changedAfterSigning, changesAfter, describeChanges } from './signature-changes.ts'
 
 /** What the check needs to know about an anchor: the fields of a `GET /api/verify/:txHash` answer. */
@@ -402,9 +403,7 @@ function judgeChanges(
   otherSignatures: PdfSignatureCheck[],
   problems: string[],
 ): void {
-  const structure = pdf.structureProblems.map(
-    ({ revision, problem }) => `revision ${revision} is ambiguous: ${problem}, so readers may show different documents`,
-  )
+  const structure = pdf.structureProblems.map(describeStructureProblem)
   for (const check of checks) {
     if (check.revision === null || check.revision === 0) continue
     const signed = { revision: check.revision, ownRevisionCounts: check.pdfSignature !== null }

@@ -5,7 +5,7 @@
 // cross-reference table entry that misses its object. Offsets in the view are offsets in the original, so a revision
 // appended to the view is appended to the original as it is.
 import { PdfError } from './pdf-errors.ts'
-import type { PdfStructure } from './pdf-revisions.ts'
+import { definesObject, type PdfStructure } from './pdf-revisions.ts'
 
 const latin1 = new TextDecoder('latin1')
 
@@ -65,10 +65,6 @@ function prevPointer(bytes: Uint8Array, from: number, to: number): Pointer | und
   if (!match) return undefined
   const at = from + match.index + match[0].length - match[1]!.length
   return { at, width: match[1]!.length, value: Number(match[1]) }
-}
-
-function definesObject(bytes: Uint8Array, offset: number, num: number): boolean {
-  return new RegExp(`^\\s*${num}\\s+\\d+\\s+obj\\b`).test(latin1.decode(bytes.subarray(offset, offset + 32)))
 }
 
 /** The last `num G obj` before `end`, as a reconstructing reader takes it. */

@@ -266,7 +266,7 @@ export class RevisionResolver {
     if (!this.scanned) {
       this.scanned = new Map()
       const text = new TextDecoder('latin1').decode(this.structure.bytes)
-      for (const match of text.matchAll(/(?<![^\s])(\d+)\s+\d+\s+obj\b/g)) {
+      for (const match of text.matchAll(OBJECT_HEADER)) {
         const n = Number(match[1])
         const list = this.scanned.get(n) ?? []
         list.push(match.index)
@@ -304,3 +304,13 @@ export class RevisionResolver {
 }
 
 export const isDict = (value: PdfValue | undefined): value is PdfDict => value instanceof PdfDict
+
+/** `N G obj` where a token may start, the object number captured: how a reader that rebuilds the table finds objects. */
+export const OBJECT_HEADER = /(?<![^\s])(\d+)\s+\d+\s+obj\b/g
+
+/** Whether object `num`'s `N G obj` starts at `offset` (after white space). */
+export function definesObject(bytes: Uint8Array, offset: number, num: number): boolean {
+  return new RegExp(`^\\s*${num}\\s+\\d+\\s+obj\\b`).test(
+    new TextDecoder('latin1').decode(bytes.subarray(offset, offset + 32)),
+  )
+}

@@ -8,8 +8,17 @@
 // reader could show differently is a change. Rewriting the document information (/Info) or the XMP metadata changes
 // nothing shown, so it is reported as a note, not as a change (docs/security.md says why).
 
+import { bytesEqual } from './cms/der.ts'
 import type { XrefEntry } from './cross-reference.ts'
-import { type DocumentReach, describeUse, nameOf, PAGES_ZONE, readDocumentReach, zoneText } from './document-reach.ts'
+import {
+  type DocumentReach,
+  describeUse,
+  nameOf,
+  PAGES_ZONE,
+  type PageRole,
+  readDocumentReach,
+  zoneText,
+} from './document-reach.ts'
 import type { OpenedPdf } from './encrypted-pdf.ts'
 import { isDict, type PdfStructure, RevisionResolver } from './pdf-revisions.ts'
 import { type IndirectObject, PdfDict, PdfName, PdfRef, PdfString, type PdfValue } from './pdf-syntax.ts'
@@ -58,6 +67,8 @@ const UNSHOWN_ZONES = new Set(['DSS', 'AnchorMetadata', 'Extensions'])
 const METADATA_ZONES = new Set(['Info', 'Metadata'])
 /** Zones named first when an object is used in several: what is seen on the page comes first. */
 const ZONE_ORDER = [PAGES_ZONE, 'AcroForm', 'OpenAction', 'AA', 'Names', 'OCProperties', 'Outlines']
+/** Parts of a page named first when an object serves several: what is drawn comes first. */
+const ROLE_ORDER: readonly PageRole[] = ['content', 'resources', 'annotation', 'annots', 'page-tree', 'page']
 /** Widget flags that keep it from being shown: Hidden (2) and NoView (32). */
 const UNSHOWN_WIDGET_FLAGS = 2 | 32
 const SIGNATURE_TYPES = new Set(['Sig', 'DocTimeStamp'])
@@ -429,9 +440,7 @@ class AllowedChanges {
     }
     if (zone === PAGES_ZONE) {
       const pages = [...used.pages].sort((a, b) => a - b)
-      const role = ['content', 'resources', 'annotation', 'annots', 'page-tree', 'page'].find((r) =>
-        used.roles.has(r as never),
-      ) as Parameters<typeof describeUse>[2]
+      const role = ROLE_ORDER.find((candidate) => used.roles.has(candidate))
       this.change(kindOfRole(role), describeUse(zone, used.path, role, pages[0]) + morePages(pages), pages)
       return
     }
@@ -568,10 +577,4 @@ function sameObject(a: IndirectObject, b: IndirectObject): boolean {
   if (!sameValue(a.value, b.value)) return false
   if (!a.stream || !b.stream) return a.stream === b.stream
   return bytesEqual(a.stream.data, b.stream.data)
-}
-
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }

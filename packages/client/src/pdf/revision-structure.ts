@@ -3,7 +3,7 @@
 // is not. Readers differ on such files (one follows the table, another rebuilds it from the objects it finds), so a
 // signature over one may show one reader what another never sees.
 import { damaged } from './pdf-errors.ts'
-import { type PdfStructure, RevisionResolver } from './pdf-revisions.ts'
+import { definesObject, OBJECT_HEADER, type PdfStructure, RevisionResolver } from './pdf-revisions.ts'
 import { PdfRef } from './pdf-syntax.ts'
 
 export interface StructureProblem {
@@ -12,7 +12,11 @@ export interface StructureProblem {
 }
 
 const latin1 = new TextDecoder('latin1')
-const OBJECT_HEADER = /(?<![^\s])(\d+)\s+\d+\s+obj\b/g
+
+/** The problem in a reader's words, for the checker's report and the signer's refusal alike. */
+export function describeStructureProblem({ revision, problem }: StructureProblem): string {
+  return `revision ${revision} is ambiguous: ${problem}, so readers may show different documents`
+}
 
 /** The problems of every incremental revision from `from` on (revision 0 is its producer's, and not an update). */
 export async function findStructureProblems(structure: PdfStructure, from: number): Promise<StructureProblem[]> {
@@ -27,7 +31,7 @@ export async function findStructureProblems(structure: PdfStructure, from: numbe
     const starts = new Map<number, number>()
     for (const [num, entry] of revision.entries) {
       if (entry.type !== 'offset') continue
-      if (entry.offset < revision.start || entry.offset >= revision.end || !defines(bytes, entry.offset, num)) {
+      if (entry.offset < revision.start || entry.offset >= revision.end || !definesObject(bytes, entry.offset, num)) {
         report(`its cross-reference section points object ${num} at byte ${entry.offset}, where that object is not`)
         continue
       }
@@ -51,10 +55,6 @@ export async function findStructureProblems(structure: PdfStructure, from: numbe
     }
   }
   return problems
-}
-
-function defines(bytes: Uint8Array, offset: number, num: number): boolean {
-  return new RegExp(`^\\s*${num}\\s+\\d+\\s+obj\\b`).test(latin1.decode(bytes.subarray(offset, offset + 32)))
 }
 
 /** Whether `at` lies strictly inside one of the sorted, non-overlapping spans. */

@@ -1,9 +1,9 @@
-// What a signer certificate of the service's CA says, and how a verifier reads it back: the account's verified
-// e-mail (rfc822Name), the sign-in provider that verified it (the certificate policy) and the key purposes. The
+// What a signer certificate of the service's CA says, and how a verifier reads its e-mail (rfc822Name) back: the
+// sign-in provider that verified it is the certificate policy, the key purposes are fixed. The
 // object identifiers hang below an arc of 2.999, which ITU-T keeps for uses nobody registers: a UUID arc (2.25) would
 // need no registry either, but asn1js reads an arc beyond 2^53 back wrong and then writes it wrong, which breaks every
 // signature over it. A deployment with a Private Enterprise Number can move them under it.
-import type { AltName, Certificate, CertificatePolicies, ExtKeyUsage } from 'pkijs'
+import type { AltName, Certificate } from 'pkijs'
 import type { TrustAnchor } from '../formats/field-rules.ts'
 
 export const PROJECT_ARC = '2.999.6362'
@@ -21,8 +21,6 @@ export const SIGNER_POLICY_OID: Record<TrustAnchor, string> = {
 export const SIGNER_EKU = { documentSigning: '1.3.6.1.5.5.7.3.36', emailProtection: '1.3.6.1.5.5.7.3.4' } as const
 
 const ID_SUBJECT_ALT_NAME = '2.5.29.17'
-const ID_CERTIFICATE_POLICIES = '2.5.29.32'
-const ID_EXT_KEY_USAGE = '2.5.29.37'
 
 /** The certificate's rfc822Name (lower case); null when it has none. */
 export function certificateEmail(certificate: Certificate): string | null {
@@ -31,26 +29,4 @@ export function certificateEmail(certificate: Certificate): string | null {
     | undefined
   const name = names?.altNames?.find((candidate) => candidate.type === 1)
   return typeof name?.value === 'string' ? name.value.toLowerCase() : null
-}
-
-/** Which sign-in verified the certificate's e-mail, by its policy; null for a certificate of another profile. */
-export function certificateTrust(certificate: Certificate): TrustAnchor | null {
-  const policies = certificate.extensions?.find((e) => e.extnID === ID_CERTIFICATE_POLICIES)?.parsedValue as
-    | CertificatePolicies
-    | undefined
-  for (const policy of policies?.certificatePolicies ?? []) {
-    const trust = (Object.keys(SIGNER_POLICY_OID) as TrustAnchor[]).find(
-      (key) => SIGNER_POLICY_OID[key] === policy.policyIdentifier,
-    )
-    if (trust) return trust
-  }
-  return null
-}
-
-/** Whether the certificate is a signer certificate of this profile: document signing among its key purposes. */
-export function isSignerCertificate(certificate: Certificate): boolean {
-  const usage = certificate.extensions?.find((e) => e.extnID === ID_EXT_KEY_USAGE)?.parsedValue as
-    | ExtKeyUsage
-    | undefined
-  return usage?.keyPurposes.includes(SIGNER_EKU.documentSigning) ?? false
 }
