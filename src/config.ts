@@ -111,6 +111,11 @@ const EnvSchema = z.object({
   TSA_ATTEMPT_TIMEOUT_MS: integer(5_000, 100),
   TSA_DEADLINE_MS: integer(15_000, 100),
   TSA_ATTEMPTS: integer(4, 1),
+  /**
+   * A PEM file of the roots the TSA_URL authorities' certificates chain to: a token that does not chain to one of them
+   * is refused. Required in production, where it is also what verifiers are told to trust for timestamps.
+   */
+  TSA_TRUSTED_CERTIFICATES: optionalString,
   PUBLIC_RPC_URL: optionalString,
   EXPLORER_TX_URL: optionalString,
   /** The API the verification page calls; empty: the origin that serves the page. */
@@ -311,6 +316,8 @@ export type PdfSignerConfig =
 export interface TimestampConfig {
   /** Empty: the development TSA (never in production). */
   urls: string[]
+  /** PEM: the roots the authorities' tokens must chain to; undefined only outside production. */
+  trustedCertificatesPem: string | undefined
   attemptTimeoutMs: number
   deadlineMs: number
   attempts: number
@@ -412,6 +419,7 @@ export function loadConfig(env: Env): Config {
   if (production && e.TSA_URL.length === 0) {
     problems.push('TSA_URL: required in production (the development TSA is not a trusted time source)')
   }
+  const tsaTrustedPem = tsaTrustedCertificates(e, production, problems)
   const trustProxy = trustProxyOf(e.TRUST_PROXY, production, problems)
   if (e.WEB_API_BASE_URL !== undefined && !/^https?:\/\/[^\s?#]+$/i.test(e.WEB_API_BASE_URL)) {
     problems.push('WEB_API_BASE_URL: must be an absolute http(s) URL without query or fragment')
@@ -488,6 +496,7 @@ export function loadConfig(env: Env): Config {
       signer: pdfSigner ?? { kind: 'development' },
       timestamps: {
         urls: e.TSA_URL,
+        trustedCertificatesPem: tsaTrustedPem,
         attemptTimeoutMs: e.TSA_ATTEMPT_TIMEOUT_MS,
         deadlineMs: e.TSA_DEADLINE_MS,
         attempts: e.TSA_ATTEMPTS,
@@ -619,6 +628,35 @@ function pdfSignerConfig(
   const token = tokenConfig(e, 'PDF_SIGNER', problems)
   if (problems.length > before || !token) return undefined
   return { kind, token, keyLabel: e.PDF_SIGNING_KEY_LABEL!, certificatesPem: certificatesPem! }
+}
+
+/**
+ * The roots a TSA's tokens must chain to. Production takes no token on the word of the wire: a plain-HTTP authority
+ * (or a proxy in between) could otherwise put any time it likes into every signature.
+ */
+function tsaTrustedCertificates(
+  e: z.infer<typeof EnvSchema>,
+  production: boolean,
+  problems: string[],
+): string | undefined {
+  if (e.TSA_TRUSTED_CERTIFICATES === undefined) {
+    if (production && e.TSA_URL.length > 0) {
+      problems.push(
+        'TSA_TRUSTED_CERTIFICATES: required in production (a PEM file of the roots the TSA_URL authorities chain to)',
+      )
+    }
+    return undefined
+  }
+  if (e.TSA_URL.length === 0) {
+    problems.push('TSA_TRUSTED_CERTIFICATES: given without TSA_URL (the development TSA is trusted by construction)')
+    return undefined
+  }
+  try {
+    return readFileSync(e.TSA_TRUSTED_CERTIFICATES, 'utf8')
+  } catch {
+    problems.push('TSA_TRUSTED_CERTIFICATES: cannot be read')
+    return undefined
+  }
 }
 
 /** The token's library, label and PIN, for `user` (the variable that chose pkcs11); none of its problems quotes the PIN. */

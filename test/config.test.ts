@@ -16,6 +16,7 @@ const PRODUCTION_ENV = {
   PDF_SIGNING_KEY_LABEL: 'pdf-signing',
   PDF_SIGNING_CERTIFICATES: CERTIFICATES_FILE,
   TSA_URL: 'https://tsa-1.example/tsr,https://tsa-2.example/tsr',
+  TSA_TRUSTED_CERTIFICATES: CERTIFICATES_FILE,
   JWT_SECRET: 'x'.repeat(32),
   DATABASE_URL: 'postgres://db.internal/anchors',
   RPC_URL: 'https://rpc-1.internal,https://rpc-2.internal',
@@ -219,6 +220,7 @@ describe('loadConfig', () => {
       })
       expect(config.pdfSigning.timestamps).toEqual({
         urls: ['https://tsa-1.example/tsr', 'https://tsa-2.example/tsr'],
+        trustedCertificatesPem: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
         attemptTimeoutMs: 5_000,
         deadlineMs: 15_000,
         attempts: 4,
@@ -227,6 +229,12 @@ describe('loadConfig', () => {
       expect(errorOf(withoutTsa)).toContain('TSA_URL: required in production')
       expect(errorOf({ ...PRODUCTION_ENV, TSA_URL: 'ftp://tsa.example' })).toContain(
         'TSA_URL: "ftp://tsa.example" is not',
+      )
+      // A token is taken on the word of the wire only outside production.
+      const { TSA_TRUSTED_CERTIFICATES: __, ...unchecked } = PRODUCTION_ENV
+      expect(errorOf(unchecked)).toContain('TSA_TRUSTED_CERTIFICATES: required in production')
+      expect(errorOf({ ...PRODUCTION_ENV, TSA_TRUSTED_CERTIFICATES: '/nonexistent/roots.pem' })).toContain(
+        'TSA_TRUSTED_CERTIFICATES: cannot be read',
       )
     })
 
@@ -247,7 +255,13 @@ describe('loadConfig', () => {
     it('uses the development identity and its own TSA by default outside production', () => {
       expect(loadConfig({}).pdfSigning).toEqual({
         signer: { kind: 'development' },
-        timestamps: { urls: [], attemptTimeoutMs: 5_000, deadlineMs: 15_000, attempts: 4 },
+        timestamps: {
+          urls: [],
+          trustedCertificatesPem: undefined,
+          attemptTimeoutMs: 5_000,
+          deadlineMs: 15_000,
+          attempts: 4,
+        },
       })
     })
   })

@@ -13,8 +13,9 @@ const DEVELOPMENT_POLICY = '2.999.3161.1'
 export function developmentTimestampAuthority(signer: CmsSigner): TimestampAuthority {
   const authority = commonName(signer.certificates[0]!)
   return {
-    async timestamp(timestamped) {
-      const imprint = new Uint8Array(await crypto.subtle.digest('SHA-256', timestamped as Uint8Array<ArrayBuffer>))
+    // The development CA, which certified the TSA.
+    roots: signer.certificates.slice(-1),
+    async timestamp(imprint) {
       const time = new Date()
       const info = new TSTInfo({
         version: 1,

@@ -1,10 +1,11 @@
 // RFC 3161 over HTTP: a TimeStampReq POSTed to each configured authority in turn until one answers with a token
-// that verifies, timestamps the imprint asked for and echoes the nonce. Each attempt has its own timeout; all of
+// that verifies, chains to a configured root (TSA_TRUSTED_CERTIFICATES), timestamps the imprint asked for and echoes
+// the nonce. Each attempt has its own timeout; all of
 // them share a deadline and a number of attempts, so a signature waits a bounded time for its timestamp.
 
 import { CMS_OID, checkTimestampToken } from '@docanchor/client'
 import { Integer, OctetString } from 'asn1js'
-import { AlgorithmIdentifier, MessageImprint, TimeStampReq, TimeStampResp } from 'pkijs'
+import { AlgorithmIdentifier, type Certificate, MessageImprint, TimeStampReq, TimeStampResp } from 'pkijs'
 import { type TimestampAuthority, type TimestampToken, TimestampUnavailableError } from './timestamp-authority.ts'
 
 export interface HttpTimestampSettings {
@@ -15,6 +16,11 @@ export interface HttpTimestampSettings {
   deadlineMs: number
   /** At most this many requests per token, over the authorities in turn. */
   attempts: number
+  /**
+   * The roots a token must chain to; empty takes any token that verifies (outside production only, where the
+   * configuration requires roots).
+   */
+  roots: Certificate[]
 }
 
 export interface TimestampEvents {
@@ -29,7 +35,8 @@ export function httpTimestampAuthorities(settings: HttpTimestampSettings, events
   /** The authority to ask first: the last one that answered. */
   let preferred = 0
   return {
-    async timestamp(timestamped) {
+    roots: settings.roots,
+    async timestamp(imprint) {
       const deadline = Date.now() + settings.deadlineMs
       const reasons: string[] = []
       for (let attempt = 0; attempt < settings.attempts; attempt++) {
@@ -38,7 +45,7 @@ export function httpTimestampAuthorities(settings: HttpTimestampSettings, events
         const index = (preferred + attempt) % settings.urls.length
         const url = settings.urls[index]!
         try {
-          const token = await requestToken(url, timestamped, Math.min(left, settings.attemptTimeoutMs))
+          const token = await requestToken(url, imprint, settings.roots, Math.min(left, settings.attemptTimeoutMs))
           preferred = index
           events.onAttempt(url, 'ok')
           return token
@@ -55,8 +62,12 @@ export function httpTimestampAuthorities(settings: HttpTimestampSettings, events
   }
 }
 
-async function requestToken(url: string, timestamped: Uint8Array, timeoutMs: number): Promise<TimestampToken> {
-  const imprint = new Uint8Array(await crypto.subtle.digest('SHA-256', timestamped as Uint8Array<ArrayBuffer>))
+async function requestToken(
+  url: string,
+  imprint: Uint8Array,
+  roots: Certificate[],
+  timeoutMs: number,
+): Promise<TimestampToken> {
   const nonce = crypto.getRandomValues(new Uint8Array(8))
   nonce[0] = (nonce[0]! & 0x7f) | 0x01
   const request = new TimeStampReq({
@@ -88,9 +99,12 @@ async function requestToken(url: string, timestamped: Uint8Array, timeoutMs: num
   // 0: granted, 1: granted with modifications; anything else is a refusal.
   if (reply.status.status > 1 || !reply.timeStampToken) throw new Error(`refused (status ${reply.status.status})`)
   const der = new Uint8Array(reply.timeStampToken.toSchema().toBER(false))
-  const check = await checkTimestampToken(der, timestamped, [])
+  const check = await checkTimestampToken(der, { sha256: imprint }, roots)
   if (!check.valid || !check.time || !check.authority)
     throw new Error(check.problems.join('; ') || 'an unreadable token')
+  if (roots.length > 0 && !check.trusted) {
+    throw new Error('the token does not chain to TSA_TRUSTED_CERTIFICATES, or its certificate is not for timestamping')
+  }
   if (check.nonce !== new Integer({ valueHex: nonce.buffer }).toBigInt())
     throw new Error('the token does not echo the nonce')
   return { der, time: check.time, authority: check.authority }

@@ -54,7 +54,16 @@ export async function openSignerAuthority(config: Config, events: PdfSignerEvent
 }
 
 function http(timestamps: TimestampConfig, events: TimestampEvents) {
-  return httpTimestampAuthorities(timestamps, events)
+  let roots: Certificate[] = []
+  if (timestamps.trustedCertificatesPem !== undefined) {
+    try {
+      roots = parsePemCertificates(timestamps.trustedCertificatesPem)
+    } catch (error) {
+      throw configProblem('TSA_TRUSTED_CERTIFICATES', `not PEM certificates: ${(error as Error).message}`)
+    }
+    if (roots.length === 0) throw configProblem('TSA_TRUSTED_CERTIFICATES', 'the file holds no certificate')
+  }
+  return httpTimestampAuthorities({ ...timestamps, roots }, events)
 }
 
 async function tokenSigner(

@@ -10,13 +10,16 @@ import {
   type CmsSigner,
   certificateEmail,
   contentInfoDer,
+  messageDigestOf,
   readAnchorAttribute,
   signatureValue,
   signedDataOf,
+  signerCertificateOf,
+  signerInfoVerifies,
   type TrustAnchor,
   toHex,
 } from '@docanchor/client'
-import { type Certificate, getCrypto, type SignedData } from 'pkijs'
+import type { Certificate, SignedData } from 'pkijs'
 import { issueSignerCertificate, provenRequest, type StatusUrls } from './signer-certificate.ts'
 import type { TimestampAuthority } from './timestamp-authority.ts'
 
@@ -86,13 +89,7 @@ export class SignerAuthority {
     const signerInfo = signedData?.signerInfos.length === 1 ? signedData.signerInfos[0] : undefined
     if (!signedData || !signerInfo) throw new SignatureRefusedError('it is not a CMS SignedData with one signer')
     if (signerInfo.unsignedAttrs) throw new SignatureRefusedError('it carries unsigned attributes already')
-    const certificates = (signedData.certificates ?? []).filter((c): c is Certificate => 'subjectPublicKeyInfo' in c)
-    const signer = certificates.find(
-      (certificate) =>
-        'serialNumber' in signerInfo.sid &&
-        certificate.serialNumber.isEqual(signerInfo.sid.serialNumber) &&
-        certificate.issuer.isEqual(signerInfo.sid.issuer),
-    )
+    const signer = signerCertificateOf(signedData, signerInfo)
     if (!signer) throw new SignatureRefusedError('it does not carry its signer’s certificate')
     const issuer = this.ca.certificates[0]!
     if (!signer.issuer.isEqual(issuer.subject) || !(await signer.verify(issuer).catch(() => false))) {
@@ -100,30 +97,28 @@ export class SignerAuthority {
     }
     const anchor = readAnchorAttribute(signerInfo)
     if (!anchor) throw new SignatureRefusedError('its signed attributes name no anchor')
-    const digestAttribute = signerInfo.signedAttrs?.attributes.find((a) => a.type === CMS_OID.messageDigest)?.values[0]
-    const digest = digestAttribute ? toHex(new Uint8Array(digestAttribute.valueBlock.valueHexView)) : ''
-    if (!/^[0-9a-f]{64}$/.test(digest)) throw new SignatureRefusedError('its signed attributes hold no SHA-256 digest')
-    // The signature over the signed attributes (as a SET), with the certificate's key.
-    // As they were sent (pkijs keeps their encoding), tagged as the SET the signature covers.
-    const signedAttributes = new Uint8Array(signerInfo.signedAttrs!.encodedValue).slice()
-    signedAttributes[0] = 0x31
-    const verified = await getCrypto(true)
-      .verifyWithPublicKey(
-        signedAttributes,
-        signerInfo.signature,
-        signer.subjectPublicKeyInfo,
-        signerInfo.signatureAlgorithm,
-        'SHA-256',
-      )
-      .catch(() => false)
-    if (!verified) throw new SignatureRefusedError('its signature does not verify with its certificate')
+    const stated = messageDigestOf(signerInfo)
+    const digest = stated ? toHex(stated) : ''
+    const sha256 = signerInfo.digestAlgorithm.algorithmId === CMS_OID.sha256
+    if (!sha256 || !/^[0-9a-f]{64}$/.test(digest)) {
+      throw new SignatureRefusedError('its signed attributes hold no SHA-256 digest')
+    }
+    // The byte range is the client's: the signature is checked against the digest its own attributes state.
+    if (!(await signerInfoVerifies(signerInfo, signer, stated!)))
+      throw new SignatureRefusedError('its signature does not verify with its certificate')
     if (certificateEmail(signer) === null) throw new SignatureRefusedError('its certificate names no e-mail')
     return { signedData, signer, anchor, digest }
   }
 
+  /** The roots the timestamp authority's tokens chain to: what verifiers trust for timestamps. */
+  get timestampRoots(): Certificate[] {
+    return this.timestamps.roots
+  }
+
   /** The signature with its timestamp token added (PAdES B-T): what goes into the PDF's /Contents. */
   async timestamp(checked: CheckedSignature): Promise<TimestampedSignature> {
-    const token = await this.timestamps.timestamp(signatureValue(checked.signedData))
+    const imprint = await crypto.subtle.digest('SHA-256', signatureValue(checked.signedData) as Uint8Array<ArrayBuffer>)
+    const token = await this.timestamps.timestamp(new Uint8Array(imprint))
     addUnsignedAttribute(checked.signedData, CMS_OID.signatureTimeStampToken, token.der)
     return {
       cms: contentInfoDer(checked.signedData),
@@ -131,5 +126,13 @@ export class SignerAuthority {
       timestampTime: token.time,
       timestampAuthority: token.authority,
     }
+  }
+
+  /**
+   * A document timestamp's token (PAdES B-LTA): the time-stamping authority's statement that `digest` (the SHA-256 of
+   * a PDF's byte range) existed now. A timestamp names no signer, so anyone signed in may have one.
+   */
+  async documentTimestamp(digest: Uint8Array): Promise<Uint8Array> {
+    return (await this.timestamps.timestamp(digest)).der
   }
 }

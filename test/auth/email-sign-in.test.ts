@@ -294,6 +294,7 @@ describe('sign-in codes without SMTP', () => {
       PDF_SIGNING_KEY_LABEL: 'pdf-signing',
       PDF_SIGNING_CERTIFICATES: fileURLToPath(import.meta.url),
       TSA_URL: 'https://tsa.example',
+      TSA_TRUSTED_CERTIFICATES: fileURLToPath(import.meta.url),
     }
     expect(() => loadConfig(production)).toThrow(/SMTP_URL: required in production/)
     expect(() => loadConfig({ ...production, SMTP_URL: 'smtps://mail.example' })).not.toThrow()

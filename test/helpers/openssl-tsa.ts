@@ -13,8 +13,9 @@ const run = promisify(execFile)
 
 export interface OpensslTsa {
   url: string
-  /** The TSA's CA certificate (PEM), for verifiers that trust it. */
+  /** The TSA's CA certificate (PEM), for verifiers that trust it, and the file that holds it. */
   caPem: string
+  caFile: string
   /** Requests answered with a token so far. */
   granted: number
   /**
@@ -79,6 +80,7 @@ export async function startOpensslTsa(name = 'Test TSA'): Promise<OpensslTsa> {
   const tsa: OpensslTsa = {
     url: '',
     caPem: await readFile(join(dir, 'ca.pem'), 'utf8'),
+    caFile: join(dir, 'ca.pem'),
     granted: 0,
     mode: 'ok',
     close: async () => {

@@ -4,6 +4,7 @@
 // before it is timestamped, by the development TSA or a real RFC 3161 authority (`openssl ts`); failover between
 // authorities within a deadline.
 import { execFile } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -31,6 +32,8 @@ import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
 
 const run = promisify(execFile)
 const CONTENT = new TextEncoder().encode('the byte range of a PDF, which only the client holds')
+/** What a time-stamping authority is asked to timestamp: the SHA-256 of CONTENT. */
+const IMPRINT = new Uint8Array(createHash('sha256').update(CONTENT).digest())
 const ADA = { email: 'ada@example.com', trust: 'google' } as const
 const TEST_STATUS_URLS = statusUrlsOf('https://anchors.example')
 
@@ -38,6 +41,8 @@ let dir: string
 let identity: SigningIdentity
 let tsa: OpensslTsa
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
+/** The openssl TSA's CA: what TSA_TRUSTED_CERTIFICATES would hold. */
+const tsaRoots = () => parsePemCertificates(tsa.caPem)
 const digest = async (bytes: Uint8Array) =>
   hex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)))
 const request = async (bytes = CONTENT) => ({
@@ -178,7 +183,7 @@ describe('a PDF signature’s CMS', () => {
         source === 'the development TSA'
           ? developmentTimestampAuthority(identity.timestamping)
           : httpTimestampAuthorities(
-              { urls: [tsa.url], attemptTimeoutMs: 5_000, deadlineMs: 10_000, attempts: 2 },
+              { urls: [tsa.url], attemptTimeoutMs: 5_000, deadlineMs: 10_000, attempts: 2, roots: tsaRoots() },
               { onAttempt: () => {} },
             )
       const authority = new SignerAuthority(identity.ca, timestamps, TEST_STATUS_URLS)
@@ -261,7 +266,7 @@ describe('a PDF signature’s CMS', () => {
   })
 
   it('carries a development TSA token that `openssl ts -verify` accepts', async () => {
-    const token = await developmentTimestampAuthority(identity.timestamping).timestamp(CONTENT)
+    const token = await developmentTimestampAuthority(identity.timestamping).timestamp(IMPRINT)
     await writeFile(join(dir, 'token.der'), token.der)
     const verified = await run('openssl', [
       'ts',
@@ -287,13 +292,19 @@ describe('time-stamping authorities over HTTP', () => {
     try {
       const attempts: string[] = []
       const authorities = httpTimestampAuthorities(
-        { urls: [refusing.url, silent.url, tsa.url], attemptTimeoutMs: 500, deadlineMs: 5_000, attempts: 3 },
+        {
+          urls: [refusing.url, silent.url, tsa.url],
+          attemptTimeoutMs: 500,
+          deadlineMs: 5_000,
+          attempts: 3,
+          roots: tsaRoots(),
+        },
         {
           onAttempt: (url, outcome, reason) => attempts.push(`${new URL(url).port} ${outcome} ${reason ?? ''}`.trim()),
         },
       )
       const started = performance.now()
-      const token = await authorities.timestamp(CONTENT)
+      const token = await authorities.timestamp(IMPRINT)
       expect(performance.now() - started).toBeLessThan(3_000)
       expect(token.authority).toBe('Test TSA')
       expect(attempts).toEqual([
@@ -303,7 +314,7 @@ describe('time-stamping authorities over HTTP', () => {
       ])
       // The one that answered is asked first next time.
       attempts.length = 0
-      await authorities.timestamp(CONTENT)
+      await authorities.timestamp(IMPRINT)
       expect(attempts).toEqual([`${new URL(tsa.url).port} ok`])
     } finally {
       await Promise.all([refusing.close(), silent.close()])
@@ -315,11 +326,17 @@ describe('time-stamping authorities over HTTP', () => {
     silent.mode = 'silent'
     try {
       const authorities = httpTimestampAuthorities(
-        { urls: [silent.url, 'http://127.0.0.1:1/tsa'], attemptTimeoutMs: 400, deadlineMs: 1_000, attempts: 10 },
+        {
+          urls: [silent.url, 'http://127.0.0.1:1/tsa'],
+          attemptTimeoutMs: 400,
+          deadlineMs: 1_000,
+          attempts: 10,
+          roots: [],
+        },
         { onAttempt: () => {} },
       )
       const started = performance.now()
-      const error = await authorities.timestamp(CONTENT).catch((e: unknown) => e)
+      const error = await authorities.timestamp(IMPRINT).catch((e: unknown) => e)
       expect(performance.now() - started).toBeLessThan(1_500)
       expect(error).toBeInstanceOf(TimestampUnavailableError)
       expect((error as Error).message).toMatch(
@@ -333,10 +350,10 @@ describe('time-stamping authorities over HTTP', () => {
   it('refuses a token over something else than what was asked', async () => {
     const reasons: (string | undefined)[] = []
     const authorities = httpTimestampAuthorities(
-      { urls: [tsa.url], attemptTimeoutMs: 2_000, deadlineMs: 2_000, attempts: 1 },
+      { urls: [tsa.url], attemptTimeoutMs: 2_000, deadlineMs: 2_000, attempts: 1, roots: tsaRoots() },
       { onAttempt: (_url, _outcome, reason) => reasons.push(reason) },
     )
-    const token = await authorities.timestamp(CONTENT)
+    const token = await authorities.timestamp(IMPRINT)
     // An authority answering with a valid token made for another request (a replay, a cache on the way) is refused.
     tsa.mode = 'replay'
     try {
@@ -347,9 +364,29 @@ describe('time-stamping authorities over HTTP', () => {
       tsa.mode = 'ok'
     }
     expect(reasons.at(-1)).toMatch(/something else than this signature/)
-    const check = await (await import('@docanchor/client')).checkTimestampToken(token.der, new Uint8Array([1]), [])
+    const check = await (await import('@docanchor/client')).checkTimestampToken(
+      token.der,
+      { bytes: new Uint8Array([1]) },
+      [],
+    )
     expect(check.valid).toBe(false)
     expect(check.problems).toContain('the timestamp is for something else than this signature')
     expect(CMS_OID.tstInfo).toBe('1.2.840.113549.1.9.16.1.4')
+  })
+
+  it('refuses a token that does not chain to TSA_TRUSTED_CERTIFICATES', async () => {
+    const impostor = await startOpensslTsa('Test TSA')
+    const reasons: (string | undefined)[] = []
+    try {
+      // Same name, another CA: what a TSA reached over plain HTTP through someone else's proxy would answer.
+      const authorities = httpTimestampAuthorities(
+        { urls: [impostor.url], attemptTimeoutMs: 2_000, deadlineMs: 2_000, attempts: 1, roots: tsaRoots() },
+        { onAttempt: (_url, _outcome, reason) => reasons.push(reason) },
+      )
+      await expect(authorities.timestamp(IMPRINT)).rejects.toBeInstanceOf(TimestampUnavailableError)
+      expect(reasons).toEqual([expect.stringMatching(/does not chain to TSA_TRUSTED_CERTIFICATES/)])
+    } finally {
+      await impostor.close()
+    }
   })
 })

@@ -120,6 +120,7 @@ describe('RELAYER_SIGNER=pkcs11', () => {
         tokenEnv({
           ...pdfKey.env,
           TSA_URL: tsa.url,
+          TSA_TRUSTED_CERTIFICATES: tsa.caFile,
           NODE_ENV: 'production',
           DATABASE_URL: database.url!,
           SMTP_URL: 'smtp://127.0.0.1:2525',

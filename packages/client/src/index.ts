@@ -160,6 +160,7 @@ export {
   type SignedDataInput,
   signatureValue,
 } from './pdf/cms/signed-data.ts'
+export { messageDigestOf, signerCertificateOf, signerInfoVerifies } from './pdf/cms/signer-info-signature.ts'
 export { certificationRequest, makeSignerKey } from './pdf/cms/signer-request.ts'
 export {
   type DocumentSigningKey,
@@ -167,7 +168,7 @@ export {
   ecdsaDer,
   webCryptoSigningKey,
 } from './pdf/cms/signing-key.ts'
-export { checkTimestampToken, type TimestampCheck } from './pdf/cms/timestamp-token.ts'
+export { checkTimestampToken, type TimestampCheck, type Timestamped } from './pdf/cms/timestamp-token.ts'
 export { distinguishedName, NAME_OID } from './pdf/cms/x509-name.ts'
 export { commonName, subjectText } from './pdf/cms/x509-text.ts'
 export { PdfError, type PdfErrorCode } from './pdf/pdf-errors.ts'

@@ -83,7 +83,7 @@ export async function checkPdfSignature(
   if (structureProblem) return failed(structureProblem)
   const contents = field.contents!
   if (kind === DOCUMENT_TIMESTAMP) {
-    const token = await checkTimestampToken(contents, range, roots)
+    const token = await checkTimestampToken(contents, { bytes: range }, roots)
     return {
       ...base,
       status: token.valid ? 'valid' : 'invalid',

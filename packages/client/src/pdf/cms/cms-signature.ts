@@ -68,7 +68,7 @@ export async function checkCmsSignature(
     (attribute) => attribute.type === OID.signatureTimeStampToken,
   )?.values[0]
   const timestamp = tokenAttribute
-    ? await checkTimestampToken(new Uint8Array(tokenAttribute.toBER(false)), signatureValue(signed), roots)
+    ? await checkTimestampToken(new Uint8Array(tokenAttribute.toBER(false)), { bytes: signatureValue(signed) }, roots)
     : null
   if (timestamp && !timestamp.valid) problems.push(...timestamp.problems)
   const carried = (signed.certificates ?? []).filter((c): c is Certificate => 'subjectPublicKeyInfo' in c)

@@ -5,7 +5,8 @@
 import type { Certificate } from 'pkijs'
 import { TSTInfo } from 'pkijs'
 import { chainTrust } from './certificate-trust.ts'
-import { buffer, bytesEqual, OID, octets, sha256, signedDataOf } from './der.ts'
+import { buffer, bytesEqual, OID, octets, signedDataOf } from './der.ts'
+import { digestFor, signerCertificateOf, signerInfoVerifies } from './signer-info-signature.ts'
 import { commonName } from './x509-text.ts'
 
 export interface TimestampCheck {
@@ -22,16 +23,18 @@ export interface TimestampCheck {
   problems: string[]
 }
 
+/** What a token must timestamp: bytes (hashed in the token's own imprint algorithm), or their SHA-256. */
+export type Timestamped = { bytes: Uint8Array } | { sha256: Uint8Array }
+
 /**
- * Checks `token` (a ContentInfo's DER) against `timestamped`, the bytes whose SHA-256 it must timestamp (a
- * signature's value).
+ * Checks `token` (a ContentInfo's DER) against what it must timestamp: a signature's value, a PDF's byte range, or
+ * the SHA-256 a requester asked a TSA to timestamp.
  */
 export async function checkTimestampToken(
   token: Uint8Array,
-  timestamped: Uint8Array,
+  timestamped: Timestamped,
   roots: Certificate[],
 ): Promise<TimestampCheck> {
-  const imprint = await sha256(timestamped)
   const unreadable = (problem: string): TimestampCheck => ({
     valid: false,
     trusted: false,
@@ -42,27 +45,32 @@ export async function checkTimestampToken(
   })
   const signed = signedDataOf(token)
   const content = signed?.encapContentInfo.eContent
-  if (!signed || signed.encapContentInfo.eContentType !== OID.tstInfo || !content) {
+  const signerInfo = signed?.signerInfos.length === 1 ? signed.signerInfos[0] : undefined
+  if (!signed || signed.encapContentInfo.eContentType !== OID.tstInfo || !content || !signerInfo) {
     return unreadable('the timestamp token is not a timestamp token')
   }
+  const tstInfo = octets(content)
   let info: TSTInfo
   try {
-    info = TSTInfo.fromBER(buffer(octets(content)))
+    info = TSTInfo.fromBER(buffer(tstInfo))
   } catch {
     return unreadable('the timestamp token cannot be read')
   }
   const problems: string[] = []
   const hashed = new Uint8Array(info.messageImprint.hashedMessage.valueBlock.valueHexView)
-  if (info.messageImprint.hashAlgorithm.algorithmId !== OID.sha256 || !bytesEqual(hashed, imprint)) {
+  const algorithm = info.messageImprint.hashAlgorithm.algorithmId
+  const expected =
+    'sha256' in timestamped
+      ? algorithm === OID.sha256
+        ? timestamped.sha256
+        : undefined
+      : await imprintOf(algorithm, timestamped.bytes)
+  if (!expected || !bytesEqual(hashed, expected)) {
     problems.push('the timestamp is for something else than this signature')
   }
-  let signer: Certificate | undefined
-  try {
-    // pkijs checks the imprint against the data too, so it is given the timestamped bytes.
-    const result = await signed.verify({ signer: 0, data: buffer(timestamped), checkChain: false, extendedMode: true })
-    if (!result.signatureVerified) problems.push('the timestamp authority’s signature does not verify')
-    signer = result.signerCertificate ?? undefined
-  } catch {
+  const signer = signerCertificateOf(signed, signerInfo)
+  const contentDigest = await digestFor(signerInfo, tstInfo)
+  if (!signer || !contentDigest || !(await signerInfoVerifies(signerInfo, signer, contentDigest))) {
     problems.push('the timestamp authority’s signature does not verify')
   }
   const time = info.genTime
@@ -84,4 +92,16 @@ export async function checkTimestampToken(
     nonce: info.nonce ? info.nonce.toBigInt() : null,
     problems,
   }
+}
+
+const IMPRINT_ALGORITHMS: Record<string, string> = {
+  [OID.sha256]: 'SHA-256',
+  '2.16.840.1.101.3.4.2.2': 'SHA-384',
+  '2.16.840.1.101.3.4.2.3': 'SHA-512',
+}
+
+async function imprintOf(algorithm: string, bytes: Uint8Array): Promise<Uint8Array | undefined> {
+  const name = IMPRINT_ALGORITHMS[algorithm]
+  if (!name) return undefined
+  return new Uint8Array(await crypto.subtle.digest(name, bytes as Uint8Array<ArrayBuffer>))
 }
