@@ -15,6 +15,7 @@ export function developmentTimestampAuthority(signer: CmsSigner): TimestampAutho
   return {
     // The development CA, which certified the TSA.
     roots: signer.certificates.slice(-1),
+    issuedByService: signer.certificates.slice(0, 1),
     async timestamp(imprint) {
       const time = new Date()
       const info = new TSTInfo({

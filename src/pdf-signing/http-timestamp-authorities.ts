@@ -36,6 +36,7 @@ export function httpTimestampAuthorities(settings: HttpTimestampSettings, events
   let preferred = 0
   return {
     roots: settings.roots,
+    issuedByService: [],
     async timestamp(imprint) {
       const deadline = Date.now() + settings.deadlineMs
       const reasons: string[] = []

@@ -20,7 +20,7 @@ import {
   toHex,
 } from '@docanchor/client'
 import type { Certificate, SignedData } from 'pkijs'
-import { issueSignerCertificate, provenRequest, type StatusUrls } from './signer-certificate.ts'
+import { issueSignerCertificate, provenRequest, type StatusUrls, serialHex } from './signer-certificate.ts'
 import type { TimestampAuthority } from './timestamp-authority.ts'
 
 /** How long a signer certificate is valid: a device keeps its key for a year, then asks again. */
@@ -113,6 +113,14 @@ export class SignerAuthority {
   /** The roots the timestamp authority's tokens chain to: what verifiers trust for timestamps. */
   get timestampRoots(): Certificate[] {
     return this.timestamps.roots
+  }
+
+  /**
+   * Whether the CA issued `serial` (lower-case hex) to one of the service's own authorities (the development TSA):
+   * those are good as long as the service runs them, and have no row among the signers' certificates.
+   */
+  issuedToService(serial: string): boolean {
+    return this.timestamps.issuedByService.some((certificate) => serialHex(certificate.serialNumber) === serial)
   }
 
   /** The signature with its timestamp token added (PAdES B-T): what goes into the PDF's /Contents. */

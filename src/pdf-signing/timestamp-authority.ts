@@ -21,6 +21,8 @@ export interface TimestampAuthority {
   timestamp(imprint: Uint8Array): Promise<TimestampToken>
   /** The roots its tokens chain to: what verifiers are told to trust for timestamps. */
   readonly roots: Certificate[]
+  /** Its own certificates when the service's CA issued them (the development TSA), for the CA's OCSP to answer. */
+  readonly issuedByService: Certificate[]
 }
 
 export class TimestampUnavailableError extends Error {

@@ -50,6 +50,16 @@ named only inside a PDF never is.`,
 Nothing is anchored (and nothing spent) when the PDF, the output path, the login or the QR code's place is wrong.`,
     load: async () => (await import('./commands/sign.ts')).runSign,
   },
+  extend: {
+    summary: 'renew a signed PDF’s long-term validation: validation data and a new document timestamp',
+    usage: `anchor extend <signed.pdf> -o <out.pdf> [--password-file <file>] [--service <url>] [--json] [--force]
+
+Appends the certificates and revocation status of every signature and timestamp in the file, then a document
+timestamp of the service's time-stamping authority (PAdES B-LTA). \`anchor sign\` does this once; run \`anchor extend\`
+on the file again before its newest timestamp's certificate expires, and it keeps verifying offline for as long as
+it is renewed. Nothing it adds changes what a reader shows, so every signature stays valid.`,
+    load: async () => (await import('./commands/extend.ts')).runExtend,
+  },
   account: {
     summary: 'export everything the service holds about your account, or delete the account',
     usage: `anchor account export [-o <file>] [--service <url>]

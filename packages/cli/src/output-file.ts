@@ -55,3 +55,26 @@ function reason(error: unknown): string {
   if (code === 'ENOTDIR') return 'part of its path is not a directory'
   return code ?? 'unknown error'
 }
+
+/**
+ * The signed (or extended) file never replaces the one it was made from (the input is what a signature's document hash
+ * covers, and a failed write would lose both), and replaces another existing file only when asked to (`--force`).
+ */
+export async function refuseToReplace(
+  input: string,
+  output: string,
+  { force, unwritten }: { force: boolean; unwritten: string },
+): Promise<void> {
+  const [from, to] = await Promise.all([input, output].map((path) => stat(path).catch(() => undefined)))
+  if (to === undefined || to.isDirectory()) return
+  if (from !== undefined && from.dev === to.dev && from.ino === to.ino) {
+    throw new CliError(
+      `-o ${output} is the input itself: a signed copy never replaces the file it was made from; ${unwritten}`,
+      EXIT.input,
+      'OUTPUT_IS_INPUT',
+    )
+  }
+  if (!force) {
+    throw new CliError(`${output} exists: add --force to replace it; ${unwritten}`, EXIT.input, 'OUTPUT_EXISTS')
+  }
+}

@@ -11,10 +11,12 @@ import {
   type AnchorRecord,
   type AnchorRequest,
   createAnchorClient,
+  type LongTermValidationOptions,
   pdfSignatureCms,
   type ServiceInfo,
   type SignerCertificateResult,
   type SignInResult,
+  serviceLongTermValidation,
 } from '@docanchor/client'
 import { CliError, EXIT } from './cli-errors.ts'
 
@@ -28,6 +30,7 @@ export class ServiceClient {
   readonly baseUrl: string
   private readonly api: AnchorClient
   private readonly relayTimeoutMs: number
+  private readonly fetch: typeof fetch | undefined
 
   constructor(
     baseUrl: string,
@@ -37,6 +40,7 @@ export class ServiceClient {
     this.api = createAnchorClient({ baseUrl, token, fetch: options.fetch, retries: 2 })
     this.baseUrl = this.api.baseUrl
     this.relayTimeoutMs = options.relayTimeoutMs ?? 120_000
+    this.fetch = options.fetch
   }
 
   requestCode(email: string): Promise<void> {
@@ -68,6 +72,15 @@ export class ServiceClient {
   /** The login's PDF signature (CMS, DER) for one of its confirmed anchors, with the service's timestamp added. */
   async pdfSignature(txHash: string, cms: Uint8Array): Promise<Uint8Array> {
     return pdfSignatureCms(await this.explain(() => this.api.pdfSignature({ txHash, cms }), true))
+  }
+
+  /** Long-term validation through the service: its document timestamps and its CA's revocation status. */
+  longTermValidation(info: ServiceInfo): LongTermValidationOptions {
+    const options = serviceLongTermValidation(this.api, info, { fetch: this.fetch })
+    return {
+      ...options,
+      documentTimestamp: (digest) => this.explain(() => options.documentTimestamp(digest), true),
+    }
   }
 
   /** A page of the login's anchors, newest first. */

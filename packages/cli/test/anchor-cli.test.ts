@@ -115,7 +115,11 @@ describe('anchor login, sign, verify and logout against the service on anvil', (
       const bytes = new Uint8Array(await readFile(signed(n)))
       expect(await qpdfCheck(bytes)).toMatch(/No syntax or stream encoding errors/)
       const pdf = await readSignedPdf(bytes)
-      expect(pdf.revisions.map((r) => r.xrefKind)).toEqual(Array(n + 1).fill('stream'))
+      // Each signature's revision, then its long-term validation: a DSS, a document timestamp and the timestamp's DSS.
+      expect(pdf.revisions.map((r) => r.xrefKind)).toEqual(Array(4 * n + 1).fill('stream'))
+      expect(pdf.pdfSignatures.map((field) => field.subFilter)).toEqual(
+        Array(n).fill(['ETSI.CAdES.detached', 'ETSI.RFC3161']).flat(),
+      )
     }
     // zbar reads from the rendered pages exactly the QR URLs written, on the pages asked for.
     const last = new Uint8Array(await readFile(signed(3)))
@@ -126,7 +130,7 @@ describe('anchor login, sign, verify and logout against the service on anvil', (
 
   it('verifies three valid signatures in order through the service', async () => {
     const run = await anchor(['verify', signed(3)])
-    expect(run.stdout).toContain('3 signatures in 4 revisions')
+    expect(run.stdout).toContain('3 signatures in 13 revisions')
     expect(run.stdout).toMatch(
       /valid {3}1\. Ada Lovelace[\s\S]*valid {3}2\. Grace Hopper[\s\S]*valid {3}3\. Alan Turing/,
     )
@@ -190,8 +194,9 @@ describe('anchor login, sign, verify and logout against the service on anvil', (
   })
 
   it('verifies a QR URL on its own', async () => {
-    const qrUrl = (await readSignedPdf(new Uint8Array(await readFile(signed(2))))).revisions[2]!.metadata!
-      .signatures[1]!.qr_url!
+    const qrUrl = (await readSignedPdf(new Uint8Array(await readFile(signed(2))))).revisions.findLast(
+      (revision) => revision.metadata,
+    )!.metadata!.signatures[1]!.qr_url!
     const run = await anchor(['verify', qrUrl])
     expect(run.stdout).toContain('signed by Grace Hopper <grace@navy.example>')
     expect(run.code).toBe(0)
@@ -217,7 +222,7 @@ describe('anchor login, sign, verify and logout against the service on anvil', (
 
     await writeFile(join(dir, 'appended.pdf'), new Uint8Array([...bytes, ...Buffer.from('%%EOF\n')]))
     const appended = await anchor(['verify', join(dir, 'appended.pdf')])
-    expect(appended.stdout).toContain('6 bytes were added after the last signature')
+    expect(appended.stdout).toContain('6 bytes were added after the last revision')
     expect(appended.stdout).toContain('NOT VERIFIED.')
     expect(appended.code).toBe(1)
   })

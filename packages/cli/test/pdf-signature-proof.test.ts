@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { certificateOf, readSignedPdf } from '@docanchor/client'
+import { fromBER } from 'asn1js'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../../bench/soak/free-port.ts'
@@ -28,10 +29,17 @@ let dir: string
 let token: string
 let nssdir: string
 let twice: Uint8Array
+/** The service's development CA (PEM): it certified the signers and the development TSA. */
+let serviceCaPem: string
 
 const anchor = (argv: string[]) =>
   runAnchor(argv, { XDG_CONFIG_HOME: join(dir, 'config'), ANCHOR_URL: url, ANCHOR_TOKEN: token })
 const file = (name: string) => join(dir, name)
+/** A /Contents' token without the zero padding after it (what `openssl ts -in` reads). */
+const tokenOf = (contents: Uint8Array) => {
+  const { offset } = fromBER(new Uint8Array(contents).buffer)
+  return contents.subarray(0, offset)
+}
 
 beforeAll(async () => {
   // The public URL the certificates name (their OCSP responder, which pdfsig asks) is where the service listens.
@@ -54,6 +62,7 @@ beforeAll(async () => {
   // signer's certificate known too (poppler 22.12 otherwise reports a second signature by it as unknown).
   const info = (await t.app.inject({ url: '/api/info' })).json() as { pdfSigning: { certificates: string[] } }
   const [ca] = info.pdfSigning.certificates
+  serviceCaPem = ca!
   const stored = JSON.parse(await readFile(join(dir, 'config', 'anchor', 'signer-certificates.json'), 'utf8'))
   const signer = (Object.values(stored)[0] as { certificates: string[] }).certificates[0]!
   nssdir = file('nss')
@@ -73,21 +82,29 @@ afterAll(async () => {
 describe('a PDF signed twice with anchor sign', () => {
   it('shows two valid signatures in pdfsig by the account’s e-mail, trusted with the service’s CA', async () => {
     const untrusted = await pdfsigReport(twice)
+    // Each signature is followed by its document timestamp (B-LTA), which poppler 22.12 lists but does not check:
+    // OpenSSL checks those below.
     expect(untrusted.signatures.map((s) => [s.field, s.validation])).toEqual([
       ['Anchor signature 1', 'Signature is Valid.'],
+      ['Timestamp_1', 'Signature has not yet been verified.'],
       ['Anchor signature 2', 'Signature is Valid.'],
+      ['Timestamp_2', 'Signature has not yet been verified.'],
     ])
     expect(untrusted.text).toContain('Signature Type: ETSI.CAdES.detached')
-    expect(untrusted.text).toContain('Total document signed')
     const trusted = await pdfsigReport(twice, `sql:${nssdir}`)
     expect(trusted.text.match(/Certificate Validation: (.*)/g)).toEqual([
       'Certificate Validation: Certificate is Trusted.',
       'Certificate Validation: Certificate is Trusted.',
     ])
     // The signer is the account, by its verified e-mail: never the service.
+    const tsa =
+      'Signer full Distinguished Name: CN=Document Anchoring Service development TSA (untrusted),' +
+      'O=Development only: not a trusted identity,C=ZZ'
     expect(trusted.text.match(/Signer full Distinguished Name: (.*)/g)).toEqual([
       'Signer full Distinguished Name: CN=ada@example.com,E=ada@example.com',
+      tsa,
       'Signer full Distinguished Name: CN=ada@example.com,E=ada@example.com',
+      tsa,
     ])
     expect(trusted.text).not.toContain('Document Anchoring Service (')
   })
@@ -95,8 +112,9 @@ describe('a PDF signed twice with anchor sign', () => {
   it('carries in each /Contents a CMS with signingCertificateV2 and a signature timestamp token (OpenSSL)', async () => {
     await run('pdfsig', ['-dump', file('twice.pdf')], { cwd: dir })
     const dumps = (await readdir(dir)).filter((name) => /^twice\.pdf\.sig\d$/.test(name)).sort()
-    expect(dumps).toEqual(['twice.pdf.sig0', 'twice.pdf.sig1'])
-    for (const dump of dumps) {
+    expect(dumps).toEqual(['twice.pdf.sig0', 'twice.pdf.sig1', 'twice.pdf.sig2', 'twice.pdf.sig3'])
+    // The signatures; sig1 and sig3 are the document timestamps, checked with `openssl ts` below.
+    for (const dump of ['twice.pdf.sig0', 'twice.pdf.sig2']) {
       const { stdout } = await run('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', file(dump)])
       expect(stdout).toContain('object: id-smime-aa-signingCertificateV2 (1.2.840.113549.1.9.16.2.47)')
       expect(stdout).toContain('object: id-smime-aa-timeStampToken (1.2.840.113549.1.9.16.2.14)')
@@ -107,10 +125,67 @@ describe('a PDF signed twice with anchor sign', () => {
     }
   })
 
+  it('timestamps each document (B-LTA): `openssl ts -verify` accepts each token over its byte range', async () => {
+    const read = await readSignedPdf(twice)
+    const timestamps = read.pdfSignatures.filter((field) => field.subFilter === 'ETSI.RFC3161')
+    expect(timestamps.map((field) => field.revision)).toEqual([3, 7])
+    await writeFile(file('tsa-ca.pem'), serviceCaPem)
+    for (const [i, field] of timestamps.entries()) {
+      const [, a, b, c] = field.byteRange as [number, number, number, number]
+      const covered = Buffer.concat([twice.subarray(0, a), twice.subarray(b, b + c)])
+      await writeFile(file(`covered-${i}.bin`), covered)
+      await writeFile(file(`token-${i}.der`), tokenOf(field.contents!))
+      const verified = await run('openssl', [
+        'ts',
+        '-verify',
+        '-data',
+        file(`covered-${i}.bin`),
+        '-in',
+        file(`token-${i}.der`),
+        '-token_in',
+        '-CAfile',
+        file('tsa-ca.pem'),
+      ])
+      expect(verified.stdout).toContain('Verification: OK')
+    }
+  })
+
+  it('holds a DSS whose OCSP responses `openssl ocsp` verifies against the CA: the signer’s certificate is good', async () => {
+    const read = await readSignedPdf(twice)
+    const { certificates, ocspResponses } = read.validationData
+    expect(certificates.length).toBeGreaterThanOrEqual(3)
+    expect(ocspResponses.length).toBeGreaterThanOrEqual(1)
+    const stored = JSON.parse(await readFile(join(dir, 'config', 'anchor', 'signer-certificates.json'), 'utf8'))
+    const signer = (Object.values(stored)[0] as { certificates: string[] }).certificates[0]!
+    await writeFile(file('signer-cert.der'), Buffer.from(signer, 'base64'))
+    await run('openssl', ['x509', '-inform', 'DER', '-in', file('signer-cert.der'), '-out', file('signer-cert.pem')])
+    await writeFile(file('ca-for-ocsp.pem'), serviceCaPem)
+    const statuses: string[] = []
+    for (const [i, response] of ocspResponses.entries()) {
+      await writeFile(file(`ocsp-${i}.der`), response)
+      const checked = await run('openssl', [
+        'ocsp',
+        '-respin',
+        file(`ocsp-${i}.der`),
+        '-issuer',
+        file('ca-for-ocsp.pem'),
+        '-CAfile',
+        file('ca-for-ocsp.pem'),
+        '-cert',
+        file('signer-cert.pem'),
+      ]).catch((error: { stdout: string; stderr: string }) => error)
+      expect(checked.stderr).toContain('Response verify OK')
+      statuses.push(...(checked.stdout.match(/signer-cert\.pem: (\w+)/g) ?? []))
+    }
+    expect(statuses).toContain('signer-cert.pem: good')
+  })
+
   it('passes qpdf --check, and both QR codes decode from the rendered page', async () => {
     expect(await qpdfCheck(twice)).toMatch(/No syntax or stream encoding errors/)
     const read = await readSignedPdf(twice)
-    const urls = read.revisions.at(-1)!.metadata!.signatures.map((signature) => signature.qr_url)
+    const urls = read.revisions
+      .findLast((revision) => revision.metadata)!
+      .metadata!.signatures.map((signature) => signature.qr_url)
     expect((await scanQrCodes(twice, 1)).sort()).toEqual([...urls].sort())
   })
 
@@ -165,6 +240,7 @@ describe('a PDF signed twice with anchor sign', () => {
     ).toHaveLength(2)
     expect(verified.stdout).toContain('timestamped 20')
     expect(verified.stdout).toContain('by Document Anchoring Service development TSA (untrusted)')
+    expect(verified.stdout.match(/long-term validation B-LTA: .*\(not revoked as of .*, by OCSP\)/g)).toHaveLength(2)
     expect(verified.stdout).toMatch(/Verified: all 2 signatures are valid\.\n$/)
     expect(verified.code).toBe(0)
   })
@@ -201,10 +277,11 @@ describe('a PDF another product signed first', () => {
     expect((await pdfsigReport(both)).signatures.map((s) => s.validation)).toEqual([
       'Signature is Valid.',
       'Signature is Valid.',
+      'Signature has not yet been verified.',
     ])
     const verified = await anchor(['verify', file('theirs-and-ours.pdf')])
     expect(verified.stdout).toMatch(
-      /Other products' PDF signatures:\n {4}"Signature1" \(revision 1, adbe\.pkcs7\.detached\): valid, signed by CN=Other Tool Signer, certificate not trusted: it does not chain to a trusted root, no timestamp/,
+      /Other PDF signatures and document timestamps:\n {4}"Signature1" \(revision 1, adbe\.pkcs7\.detached\): valid, signed by CN=Other Tool Signer, certificate not trusted: it does not chain to a trusted root, no timestamp/,
     )
     expect(verified.code).toBe(0)
 

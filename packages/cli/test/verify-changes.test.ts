@@ -63,7 +63,7 @@ describe('anchor sign’s output', () => {
     const before = await anchorCount()
     const signedFile = join(dir, 'signed.pdf')
     const self = await anchor(['sign', signedFile, '-o', signedFile, '--name', 'Carol', '--force'], carol)
-    expect(self.stderr).toContain('is the input itself: a signed copy never replaces the file it was signed from')
+    expect(self.stderr).toContain('is the input itself: a signed copy never replaces the file it was made from')
     expect(self.code).toBe(2)
     const existing = join(dir, 'existing.pdf')
     await writeFile(existing, 'a file of the user’s')

@@ -39,6 +39,7 @@ export type {
 } from './api/api-schemas.ts'
 export { type CertifiedSigner, certifiedSigner } from './api/certified-signer.ts'
 export { createPkcePair, type PkcePair } from './api/pkce.ts'
+export { serviceLongTermValidation } from './api/service-validation.ts'
 export {
   type AnchoredEvent,
   anchorFromReceipt,
@@ -134,7 +135,7 @@ export {
   type StampRect,
 } from './pdf/append-signature-revision.ts'
 export type { Certification } from './pdf/certification.ts'
-export type { PdfSignatureCheck } from './pdf/check-pdf-signatures.ts'
+export type { PdfSignatureCheck, Revocation } from './pdf/check-pdf-signatures.ts'
 export {
   type AnchorRecord,
   type CheckSignedPdfOptions,
@@ -171,6 +172,11 @@ export {
 export { checkTimestampToken, type TimestampCheck, type Timestamped } from './pdf/cms/timestamp-token.ts'
 export { distinguishedName, NAME_OID } from './pdf/cms/x509-name.ts'
 export { commonName, subjectText } from './pdf/cms/x509-text.ts'
+export {
+  addLongTermValidation,
+  type LongTermValidationOptions,
+  type LongTermValidationResult,
+} from './pdf/long-term-validation.ts'
 export { PdfError, type PdfErrorCode } from './pdf/pdf-errors.ts'
 export { MAX_PDF_BYTES } from './pdf/read-budget.ts'
 export {
@@ -182,6 +188,7 @@ export {
 } from './pdf/read-signed-pdf.ts'
 export type { ChangeKind, RevisionChange, RevisionNote } from './pdf/revision-changes.ts'
 export type { StructureProblem } from './pdf/revision-structure.ts'
+export type { RevocationSource } from './pdf/revocation-source.ts'
 export {
   type AnchorRequest,
   type PdfSignatureRequest,

@@ -68,7 +68,7 @@ export async function certificateStatusRoutes(app: AppInstance): Promise<void> {
       if (!Buffer.isBuffer(body)) return reply.send(Buffer.from(malformedOcspResponse()))
       const statusOf = async (serial: string): Promise<CertificateStatus> => {
         const status = await signerCertificateStatus(database.db, serial)
-        if (!status) return { state: 'unknown' }
+        if (!status) return { state: authority.issuedToService(serial) ? 'good' : 'unknown' }
         return status.revokedAt ? { state: 'revoked', at: status.revokedAt } : { state: 'good' }
       }
       try {

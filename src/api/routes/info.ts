@@ -19,6 +19,11 @@ const InfoSchema = z.object({
         .describe('PEM: the CA that certifies signers first, then its chain up to the root'),
       ocspUrl: z.string().describe('The CA’s OCSP responder (RFC 6960), named in every signer certificate'),
       crlUrl: z.string().describe('The CA’s revocation list (DER), named in every signer certificate'),
+      timestampCertificates: z
+        .array(z.string())
+        .describe(
+          'PEM: the roots the time-stamping authorities’ tokens chain to, for verifiers to trust for timestamps',
+        ),
     })
     .describe('The CA whose certificates name the signers of PDF signatures (PAdES), for verifiers to trust or pin'),
   version: z.string(),
@@ -38,6 +43,7 @@ export async function infoRoutes(app: AppInstance): Promise<void> {
       certificates: app.signerAuthority.certificates.map(certificatePem),
       ocspUrl: statusUrlsOf(config.publicUrl).ocsp,
       crlUrl: statusUrlsOf(config.publicUrl).crl,
+      timestampCertificates: app.signerAuthority.timestampRoots.map(certificatePem),
     },
     version: SERVICE_VERSION,
   }

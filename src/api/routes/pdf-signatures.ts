@@ -3,7 +3,8 @@
 // that such a key made for one of the caller's confirmed anchors (its signed attributes name the anchor) and answers
 // it with a timestamp token added (PAdES B-T). The service never signs a document or a digest itself. One PDF
 // signature per anchor: the same request again gets the same answer, another digest a 409, and a concurrent request
-// that will lose costs no time-stamping authority anything.
+// that will lose costs no time-stamping authority anything. POST /api/document-timestamps timestamps a PDF's
+// byte-range digest (PAdES B-LTA's document timestamp): the authority's statement of a time, which names nobody.
 import { compositeHashesEqual, subjectText } from '@docanchor/client'
 import { z } from 'zod'
 import { ChainUnavailableError, orChainUnavailable } from '../../chain/chain-errors.ts'
@@ -68,6 +69,18 @@ const SignatureBodySchema = z.strictObject({
     "The PDF signature's CMS SignedData (DER, base64) made with the caller's signer certificate, its signed " +
       'attributes naming this anchor; without a timestamp',
   ),
+})
+
+const DocumentTimestampBodySchema = z.strictObject({
+  digest: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits')
+    .transform((value) => new Uint8Array(Buffer.from(value, 'hex')))
+    .describe("SHA-256 of the PDF's /ByteRange for a document timestamp (/SubFilter /ETSI.RFC3161)"),
+})
+
+const DocumentTimestampResponseSchema = z.object({
+  token: z.string().describe('The RFC 3161 TimeStampToken (DER, base64), checked against the trusted TSA roots'),
 })
 
 const SignatureResponseSchema = z.object({
@@ -246,6 +259,47 @@ export async function pdfSignatureRoutes(app: AppInstance): Promise<void> {
         throw error
       } finally {
         pdfSigningMetrics.outcomes.inc({ outcome })
+      }
+    },
+  )
+
+  const limitTimestampsPerUser = app.limiter({
+    name: 'document-timestamps',
+    max: config.limits.relayPerUserPerMinute,
+    timeWindowMs: MINUTE_MS,
+    what: 'document timestamp requests',
+    key: (request) => request.user.id,
+  })
+
+  app.post(
+    '/api/document-timestamps',
+    {
+      preHandler: (request) => limitTimestampsPerUser(request),
+      bodyLimit: 1024,
+      schema: {
+        tags: ['relay'],
+        summary: 'Timestamp a PDF’s byte range: the document timestamp of long-term validation (PAdES B-LTA)',
+        security: [{ bearerAuth: [] }],
+        body: DocumentTimestampBodySchema,
+        response: {
+          200: DocumentTimestampResponseSchema,
+          400: ProblemSchema,
+          401: ProblemSchema,
+          429: ProblemSchema,
+          503: ProblemSchema.describe('TIMESTAMP_UNAVAILABLE: no time-stamping authority answered; ask again'),
+        },
+      },
+    },
+    async (request) => {
+      try {
+        const token = await signerAuthority.documentTimestamp(request.body.digest)
+        return { token: Buffer.from(token).toString('base64') }
+      } catch (error) {
+        if (error instanceof TimestampUnavailableError) {
+          request.log.warn({ reason: error.message }, 'no document timestamp')
+          throw new ProblemError(503, 'TIMESTAMP_UNAVAILABLE', 'No time-stamping authority answered; try again later')
+        }
+        throw error
       }
     },
   )

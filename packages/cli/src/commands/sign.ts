@@ -2,7 +2,6 @@
 // appends the revision with its QR code and the metadata of every signature so far. Everything that can fail (the
 // arguments, the login, the password, the file, the output, the stamp's place) fails before the anchor is paid for.
 
-import { stat } from 'node:fs/promises'
 import type { SignerType } from '@docanchor/client'
 import {
   type CliRun,
@@ -14,7 +13,7 @@ import {
   writeLines,
 } from '../cli-context.ts'
 import { CliError, EXIT, usageError } from '../cli-errors.ts'
-import { reserveOutput } from '../output-file.ts'
+import { refuseToReplace, reserveOutput } from '../output-file.ts'
 import { PASSWORD_FILE_OPTION, readPasswordFile, refusePasswordOnCommandLine, wrongPassword } from '../pdf-password.ts'
 import { describeStamp } from '../stamp-position.ts'
 
@@ -54,7 +53,15 @@ export const runSign: CliRun = async (argv, context) => {
   const service = await loginServiceUrl(context, values.service)
   // Only now, with the arguments known to be good: the PDF signer and the API client are most of the command's load.
   const [
-    { anchoredSignatureCms, MAX_PDF_BYTES, MAX_STAMP_SIZE, MIN_STAMP_SIZE, signPdf, trustFromJwtClaims },
+    {
+      anchoredSignatureCms,
+      MAX_PDF_BYTES,
+      MAX_STAMP_SIZE,
+      MIN_STAMP_SIZE,
+      serviceLongTermValidation,
+      signPdf,
+      trustFromJwtClaims,
+    },
     { activeLogin },
     { ServiceClient },
     { signerIdentity },
@@ -81,7 +88,7 @@ export const runSign: CliRun = async (argv, context) => {
   const email = signerEmail(values.email, login.email, values.unattested ?? false)
   const password = await readPasswordFile(values['password-file'], context.io)
   const bytes = await readInputFile(input, MAX_PDF_BYTES)
-  await refuseToReplace(input, values.output, values.force ?? false)
+  await refuseToReplace(input, values.output, { force: values.force ?? false, unwritten: 'nothing was signed' })
   const output = await reserveOutput(values.output, { unwritten: 'nothing was signed' })
   try {
     const client = new ServiceClient(service, login.token, { fetch: context.fetch })
@@ -108,12 +115,14 @@ export const runSign: CliRun = async (argv, context) => {
       pdfSignature: async (request) =>
         client.pdfSignature(request.txHash, await anchoredSignatureCms(signer, request)).catch((error: unknown) => {
           throw new CliError(
-            `the signature is anchored (transaction ${request.txHash}) but the service did not sign the PDF: ` +
+            `the signature is anchored (transaction ${request.txHash}) but the service did not timestamp its PDF signature: ` +
               `${(error as Error).message}; nothing was written`,
             EXIT.service,
             'PDF_SIGNATURE_FAILED',
           )
         }),
+      // PAdES B-LTA: validation data and a document timestamp, so the file verifies after its certificates expire.
+      longTermValidation: client.longTermValidation(info),
     }).catch((error: unknown) => {
       throw wrongPassword(error, password, input)
     })
@@ -131,25 +140,6 @@ export const runSign: CliRun = async (argv, context) => {
     await output.release()
   }
   return 0
-}
-
-/**
- * The signed file never replaces the one it was signed from (the input is what the signature's document hash covers,
- * and a failed write would lose both), and replaces another existing file only when asked to (`--force`).
- */
-async function refuseToReplace(input: string, output: string, force: boolean): Promise<void> {
-  const [from, to] = await Promise.all([input, output].map((path) => stat(path).catch(() => undefined)))
-  if (to === undefined || to.isDirectory()) return
-  if (from !== undefined && from.dev === to.dev && from.ino === to.ino) {
-    throw new CliError(
-      `-o ${output} is the input itself: a signed copy never replaces the file it was signed from; nothing was signed`,
-      EXIT.input,
-      'OUTPUT_IS_INPUT',
-    )
-  }
-  if (!force) {
-    throw new CliError(`${output} exists: add --force to replace it; nothing was signed`, EXIT.input, 'OUTPUT_EXISTS')
-  }
 }
 
 /**
@@ -187,6 +177,7 @@ function report(context: Parameters<CliRun>[1], input: string, output: string, r
       qrUrl: result.qrUrl,
       stamp: result.stamp,
       signature: result.signature,
+      warnings: result.warnings,
     })
   } else {
     writeLines(context.io.stdout, [
@@ -194,6 +185,7 @@ function report(context: Parameters<CliRun>[1], input: string, output: string, r
       `  transaction ${result.signature.tx_hash}`,
       `  QR code on ${describeStamp(result.stamp)}`,
       `  ${result.qrUrl}`,
+      ...result.warnings.map((warning) => `  warning: ${warning}`),
     ])
   }
 }

@@ -77,11 +77,35 @@ function ownPdfSignatureLine(pdfSignature: PdfSignatureCheck | null): string {
   return `PDF signature valid, made with ${by} (${pdfSignature.signer?.subject}), ${timestampWords(pdfSignature.timestamp)}`
 }
 
+const LEVEL_WORDS: Record<NonNullable<PdfSignatureCheck['level']>, string> = {
+  'B-B': 'B-B: no timestamp, so nothing shows when it was made',
+  'B-T': 'B-T: timestamped, but the file holds no revocation status of its certificate (`anchor extend` adds it)',
+  'B-LT': 'B-LT: the file holds its certificate’s revocation status, checked offline',
+  'B-LTA': 'B-LTA: the file holds its certificate’s revocation status, and a document timestamp covers it',
+}
+
+/** How the PDF signature stands over time: its PAdES level, and what the file says of its certificate. */
+function longTermLine(pdfSignature: PdfSignatureCheck | null): string | null {
+  if (!pdfSignature?.level) return null
+  const { revocation } = pdfSignature
+  const status =
+    revocation.state === 'good'
+      ? ` (not revoked as of ${revocation.at}, by ${revocation.source})`
+      : revocation.state === 'revoked'
+        ? ` (certificate revoked on ${revocation.revokedAt}, by ${revocation.source})`
+        : ''
+  return `long-term validation ${LEVEL_WORDS[pdfSignature.level]}${status}`
+}
+
 function otherSignatureLine(other: PdfSignatureCheck): string {
   const name = other.name === null ? 'a signature' : `"${other.name}"`
   const where = `${name} (revision ${other.revision}, ${other.subFilter ?? 'unknown kind'})`
   if (other.status !== 'valid') {
     return `${where}: ${other.status === 'invalid' ? 'INVALID' : 'not checked'}: ${other.problems.join('; ')}`
+  }
+  if (other.subFilter === 'ETSI.RFC3161') {
+    const trust = other.trusted ? 'authority trusted' : 'authority NOT trusted'
+    return `${where}: document timestamp ${other.timestamp?.time} by ${other.signer?.commonName}, ${trust}`
   }
   const trust = other.trusted ? 'certificate trusted' : `certificate not trusted: ${other.trustProblem}`
   return `${where}: valid, signed by ${other.signer?.subject}, ${trust}, ${timestampWords(other.timestamp)}`
@@ -108,6 +132,8 @@ function describe(result: PdfCheckResult, file: string, trusted: TrustedContract
     if (check.signedBytes !== null)
       out.push(`          covers bytes 0-${check.signedBytes} (revision ${check.revision})`)
     out.push(`          ${ownPdfSignatureLine(check.pdfSignature)}`)
+    const longTerm = longTermLine(check.pdfSignature)
+    if (longTerm) out.push(`          ${longTerm}`)
     const shown = shownLine(check)
     if (shown) out.push(`          ${shown}`)
     for (const problem of check.problems) out.push(`          - ${problem}`)
@@ -115,7 +141,7 @@ function describe(result: PdfCheckResult, file: string, trusted: TrustedContract
   for (const note of result.notes) {
     out.push(`  note: revision ${note.revision} changed ${note.what}, which changes nothing a reader shows`)
   }
-  if (result.otherSignatures.length > 0) out.push(`  Other products' PDF signatures:`)
+  if (result.otherSignatures.length > 0) out.push(`  Other PDF signatures and document timestamps:`)
   for (const other of result.otherSignatures) out.push(`    ${otherSignatureLine(other)}`)
   for (const problem of result.problems) out.push(`  ${problem}`)
   out.push(`  ${NOT_ATTESTED}`)
@@ -238,6 +264,7 @@ export const runVerify: CliRun = async (argv, context) => {
   let lookup: Lookup
   let trusted: TrustedContracts
   let serviceCertificates: Uint8Array[] = []
+  let timestampCertificates: Uint8Array[] = []
   if (values.rpc) {
     // Every signature's contract is settled before anything is read, so a refusal names the PDF's own claim.
     const claims: Claims = pdf ? [...named] : [[parseQrUrl(target).txHash, undefined]]
@@ -254,11 +281,13 @@ export const runVerify: CliRun = async (argv, context) => {
     trusted = { chainId: info.chainId, source: 'service', contracts: [info.contractAddress.toLowerCase() as Address] }
     lookup = (txHash) => service.anchor(txHash)
     serviceCertificates = info.pdfSigning.certificates.flatMap(pemCertificates)
+    timestampCertificates = info.pdfSigning.timestampCertificates.flatMap(pemCertificates)
   }
   // With --rpc, the configured service (if any) still names its certificates: its answer is only trusted for that.
   if (values.rpc && configured !== undefined) {
     const info = await service.info().catch(() => undefined)
     serviceCertificates = info?.pdfSigning.certificates.flatMap(pemCertificates) ?? []
+    timestampCertificates = info?.pdfSigning.timestampCertificates.flatMap(pemCertificates) ?? []
   }
   // Where each anchor was read, in the text as in --json's `source`; an RPC URL only by its origin (a key may ride
   // in its path or query).
@@ -271,6 +300,7 @@ export const runVerify: CliRun = async (argv, context) => {
     verify: lookup,
     qrUrls,
     serviceCertificates,
+    timestampCertificates,
     trustedCertificates: rootCertificates.flatMap(pemCertificates),
   })
   if (json) {

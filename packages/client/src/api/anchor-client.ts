@@ -4,6 +4,7 @@
 
 import type { z } from 'zod'
 import { fromBase64, toBase64 } from '../formats/base64.ts'
+import { toHex } from '../formats/hex.ts'
 import { AnchorApiError, AnchorNetworkError, AnchorNotConfirmedError, parseRetryAfter } from './anchor-api-error.ts'
 import {
   type AccountExport,
@@ -13,6 +14,7 @@ import {
   type AnchorState,
   AnchorStateSchema,
   CodeSentSchema,
+  DocumentTimestampSchema,
   type ExchangeBody,
   InfoSchema,
   type Library,
@@ -103,6 +105,11 @@ export interface AnchorClient {
    * `pdfSignature`, with `pdfSignatureCms`. The same request again answers the same.
    */
   pdfSignature(body: { txHash: string; cms: Uint8Array }, options?: CallOptions): Promise<PdfSignatureResult>
+  /**
+   * An RFC 3161 timestamp token (DER) over `digest`, the SHA-256 of a PDF's byte range: the document timestamp of
+   * long-term validation (addLongTermValidation's `documentTimestamp`).
+   */
+  documentTimestamp(digest: Uint8Array, options?: CallOptions): Promise<Uint8Array>
   /** The state of one of the user's own anchors. */
   anchor(compositeHash: string, options?: CallOptions): Promise<AnchorState>
   /** A page of the user's anchors, newest first; `cursor` is the previous page's `nextCursor`. */
@@ -283,6 +290,17 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
         body: { txHash, cms: toBase64(cms) },
         signal: callOptions?.signal,
       }),
+    documentTimestamp: async (digest, callOptions) =>
+      fromBase64(
+        (
+          await call(DocumentTimestampSchema, {
+            method: 'POST',
+            path: '/api/document-timestamps',
+            body: { digest: toHex(digest) },
+            signal: callOptions?.signal,
+          })
+        ).token,
+      ),
     anchor: (compositeHash, callOptions) =>
       call(AnchorStateSchema, {
         method: 'GET',

@@ -28,6 +28,11 @@ const CHAIN_ID = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)
 const HTTP_URL = /^https?:\/\/[^\s\p{C}]+$/u
 
 /** What a verifier pins or trusts: a service whose answer says anything else is refused, not believed in part. */
+const PEM_CERTIFICATE = z
+  .string()
+  .max(20_000)
+  .regex(/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\s*$/)
+
 export const InfoSchema = z.object({
   chainId: CHAIN_ID,
   contractAddress: z.string().regex(ADDRESS, 'not a contract address'),
@@ -40,17 +45,11 @@ export const InfoSchema = z.object({
    * certificates' revocation status is (OCSP, CRL).
    */
   pdfSigning: z.object({
-    certificates: z
-      .array(
-        z
-          .string()
-          .max(20_000)
-          .regex(/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\s*$/),
-      )
-      .min(1)
-      .max(10),
+    certificates: z.array(PEM_CERTIFICATE).min(1).max(10),
     ocspUrl: z.url({ protocol: /^https?$/ }).max(2048),
     crlUrl: z.url({ protocol: /^https?$/ }).max(2048),
+    /** The roots the service's time-stamping authorities chain to (PEM): to trust for timestamps only. */
+    timestampCertificates: z.array(PEM_CERTIFICATE).max(10),
   }),
   version: z.string().max(100),
 })
@@ -67,6 +66,12 @@ export const SignerCertificateSchema = z.object({
 })
 
 /** The answer of `POST /api/pdf-signatures`. */
+/** The answer of `POST /api/document-timestamps`. */
+export const DocumentTimestampSchema = z.object({
+  /** The RFC 3161 TimeStampToken (DER), base64. */
+  token: z.string().max(100_000),
+})
+
 export const PdfSignatureSchema = z.object({
   txHash: z.string(),
   digest: z.string(),

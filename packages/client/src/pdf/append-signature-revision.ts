@@ -124,7 +124,7 @@ export interface PrepareOptions extends ReadSignedPdfOptions {}
  * A signature added to a file whose earlier signatures no longer hold would lend its signer's name to a document
  * nobody signed as it is shown; a file certified against any change would lose its certification.
  */
-function refuseChangedAfterSigning(existing: SignedPdf): void {
+export function refuseChangedAfterSigning(existing: SignedPdf): void {
   const broken: string[] = []
   for (const signed of signedRevisions(existing)) {
     const changes = changesAfter(existing, signed)

@@ -8,7 +8,9 @@ import type { AnchorReference } from './anchor-attribute.ts'
 import { chainTrust } from './cms/certificate-trust.ts'
 import { checkCmsSignature } from './cms/cms-signature.ts'
 import { certificateOf } from './cms/der.ts'
+import { revocationEvidence } from './cms/revocation-evidence.ts'
 import { checkTimestampToken } from './cms/timestamp-token.ts'
+import type { ValidationData } from './document-security-store.ts'
 import type { SignedPdf } from './read-signed-pdf.ts'
 import type { PdfSignatureField } from './signature-fields.ts'
 import { certificateEmail } from './signer-profile.ts'
@@ -37,15 +39,32 @@ export interface PdfSignatureCheck {
   signer: { subject: string; commonName: string } | null
   /** The signature's timestamp (or, for a document timestamp, the timestamp itself). */
   timestamp: { time: string; authority: string | null; valid: boolean; trusted: boolean } | null
+  /**
+   * What the file's validation data (its DSS) says of the signer's certificate (of the authority's, for a document
+   * timestamp): unknown when it holds nothing the issuer signed about it.
+   */
+  revocation: Revocation
+  /**
+   * How far the signature stands on its own over time (PAdES): B-B signed; B-T with a timestamp; B-LT with the
+   * certificate's revocation status in the file; B-LTA covered by a later document timestamp as well.
+   */
+  level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | null
   problems: string[]
 }
+
+export type Revocation =
+  | { state: 'good'; source: 'OCSP' | 'CRL'; at: string }
+  | { state: 'revoked'; source: 'OCSP' | 'CRL'; revokedAt: string }
+  | { state: 'unknown' }
 
 const CMS_KINDS = new Set(['ETSI.CAdES.detached', 'adbe.pkcs7.detached'])
 const DOCUMENT_TIMESTAMP = 'ETSI.RFC3161'
 
 export interface PdfSignatureTrust {
-  /** Roots a signer's or a TSA's certificate may chain to. */
+  /** Roots a signer's certificate may chain to. */
   roots: Certificate[]
+  /** Roots a time-stamping authority's certificate may chain to: the signers' roots and the TSAs' own. */
+  timestampRoots: Certificate[]
   /** The service's CA certificates (DER): a signer certificate one of them issued is a signer the service certified. */
   service: readonly Uint8Array[]
 }
@@ -55,7 +74,7 @@ export async function checkPdfSignature(
   field: PdfSignatureField,
   trust: PdfSignatureTrust,
 ): Promise<PdfSignatureCheck> {
-  const { roots } = trust
+  const { roots, timestampRoots } = trust
   const base = {
     name: field.name,
     revision: field.revision,
@@ -63,6 +82,8 @@ export async function checkPdfSignature(
     certifiedByService: false,
     signerEmail: null,
     anchor: null,
+    revocation: { state: 'unknown' } as Revocation,
+    level: null,
   }
   const failed = (problem: string): PdfSignatureCheck => ({
     ...base,
@@ -83,9 +104,15 @@ export async function checkPdfSignature(
   if (structureProblem) return failed(structureProblem)
   const contents = field.contents!
   if (kind === DOCUMENT_TIMESTAMP) {
-    const token = await checkTimestampToken(contents, { bytes: range }, roots)
+    const token = await checkTimestampToken(contents, { bytes: range }, timestampRoots)
+    const revocation = await revocationOf(token.certificate, token.carried, pdf.validationData)
+    if (revocation.state === 'revoked' && token.time && Date.parse(revocation.revokedAt) <= token.time.getTime()) {
+      token.problems.push(`the time-stamping authority's certificate was revoked on ${revocation.revokedAt}, before`)
+      token.valid = false
+    }
     return {
       ...base,
+      revocation,
       status: token.valid ? 'valid' : 'invalid',
       trusted: token.trusted,
       trustProblem: token.trusted ? null : 'the time-stamping authority is not trusted',
@@ -96,12 +123,28 @@ export async function checkPdfSignature(
       problems: token.problems,
     }
   }
-  const cms = await checkCmsSignature(contents, range, roots)
+  const cms = await checkCmsSignature(contents, range, roots, timestampRoots)
   const { timestamp } = cms
   const made = cms.signer?.certificate
   const signerCertificate = made === undefined ? undefined : certificateOf(made)
+  const revocation = await revocationOf(signerCertificate, cms.carried, pdf.validationData)
+  const signedAt = timestamp?.valid ? timestamp.time : null
+  if (revocation.state === 'revoked' && (!signedAt || Date.parse(revocation.revokedAt) <= signedAt.getTime())) {
+    cms.problems.push(
+      signedAt
+        ? `its signer's certificate was revoked on ${revocation.revokedAt}, before it signed (${signedAt.toISOString()})`
+        : `its signer's certificate was revoked on ${revocation.revokedAt}, and no timestamp shows it signed before`,
+    )
+    cms.valid = false
+  }
+  const archived = pdf.pdfSignatures.some(
+    (other) => other.subFilter === DOCUMENT_TIMESTAMP && other.revision > field.revision,
+  )
+  const longTerm = revocation.state === 'unknown' ? 'B-T' : archived ? 'B-LTA' : 'B-LT'
   return {
     ...base,
+    revocation,
+    level: timestamp?.valid ? longTerm : 'B-B',
     certifiedByService:
       signerCertificate !== undefined &&
       (await certifiedBy(signerCertificate, trust.service, timestamp?.time ?? new Date())),
@@ -209,6 +252,33 @@ function derLength(bytes: Uint8Array): number | null {
   // Indefinite lengths (poppler writes them) end only where their contents do: asn1js reads them.
   const { offset, result } = fromBER(bytes)
   return offset < 0 || result.error ? null : offset
+}
+
+/** What the file's validation data says of `certificate`, whose issuer is among `carried` or the DSS's certificates. */
+async function revocationOf(
+  certificate: Certificate | undefined,
+  carried: Certificate[],
+  data: ValidationData,
+): Promise<Revocation> {
+  if (!certificate) return { state: 'unknown' }
+  const candidates = [...carried, ...data.certificates.flatMap((der) => parsedCertificate(der) ?? [])]
+  for (const issuer of candidates) {
+    if (!certificate.issuer.isEqual(issuer.subject) || !(await certificate.verify(issuer).catch(() => false))) continue
+    const evidence = await revocationEvidence(certificate, issuer, data)
+    if (evidence.state === 'revoked') {
+      return { state: 'revoked', source: evidence.source, revokedAt: evidence.revokedAt.toISOString() }
+    }
+    if (evidence.state === 'good') return { state: 'good', source: evidence.source, at: evidence.at.toISOString() }
+  }
+  return { state: 'unknown' }
+}
+
+function parsedCertificate(der: Uint8Array): Certificate | undefined {
+  try {
+    return certificateOf(der)
+  } catch {
+    return undefined
+  }
 }
 
 /** Whether `signer` was issued by one of the service's CA certificates, and valid at `at`. */

@@ -45,6 +45,11 @@ export interface CheckSignedPdfOptions {
   serviceCertificates?: readonly Uint8Array[]
   /** Roots (DER) other products' signers and the time-stamping authorities may chain to: the system's, say. */
   trustedCertificates?: readonly Uint8Array[]
+  /**
+   * Roots (DER) the service's time-stamping authorities chain to (its /api/info's pdfSigning.timestampCertificates):
+   * trusted for timestamps only, never for signers.
+   */
+  timestampCertificates?: readonly Uint8Array[]
 }
 
 /**
@@ -310,6 +315,11 @@ function judgeOwnPdfSignature(check: SignatureCheck, pdfSignature: PdfSignatureC
     problems.push('its PDF signature has no timestamp')
     return
   }
+  if (serviceKnown && !timestamp.trusted) {
+    problems.push(
+      `its PDF signature's timestamp is by an authority neither the service nor you trust (${timestamp.authority})`,
+    )
+  }
   const block = check.anchorRecord?.timestamp
   if (block === undefined) return
   const offset = Date.parse(timestamp.time) / 1000 - block
@@ -349,9 +359,10 @@ export async function checkSignedPdf(
 
   const service = options.serviceCertificates ?? []
   const roots = [...service, ...(options.trustedCertificates ?? [])].map((der) => certificateOf(der))
+  const timestampRoots = [...roots, ...(options.timestampCertificates ?? []).map((der) => certificateOf(der))]
   const otherSignatures: PdfSignatureCheck[] = []
   for (const field of pdf.pdfSignatures) {
-    const pdfSignature = await checkPdfSignature(pdf, field, { roots, service })
+    const pdfSignature = await checkPdfSignature(pdf, field, { roots, timestampRoots, service })
     const own = checks.find((check) => check.revision === field.revision && check.pdfSignature === null)
     if (own) judgeOwnPdfSignature(own, pdfSignature, service.length > 0)
     else {
@@ -375,11 +386,15 @@ export async function checkSignedPdf(
     // Later revisions that only add what may follow a signature (validation data, document timestamps, other
     // signatures) change nothing shown; anything else, or bytes outside any revision, is reported.
     const changedLater = pdf.changes.some((change) => change.revision > (lastRevision ?? 0))
-    if (changedLater || pdf.trailingBytes > 0) {
+    if (changedLater) {
       problems.push(
         `${unsignedBytes.length} bytes were added after the last signature` +
           (laterRevisions > 0 ? ` (${laterRevisions} unsigned revision${laterRevisions > 1 ? 's' : ''})` : ''),
       )
+    } else if (pdf.trailingBytes > 0) {
+      // Bytes outside any revision: after the validation data, when the file has some.
+      const after = laterRevisions > 0 ? 'the last revision' : 'the last signature'
+      problems.push(`${pdf.trailingBytes} bytes were added after ${after}`)
     }
   }
   return {

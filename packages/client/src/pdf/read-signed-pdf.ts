@@ -4,6 +4,7 @@
 import { FormatError, InvalidMetadataError } from '../formats/errors.ts'
 import { type PdfMetadata, readPdfMetadata } from '../formats/pdf-metadata.ts'
 import { type Certification, readCertification } from './certification.ts'
+import { readValidationData, type ValidationData } from './document-security-store.ts'
 import { type OpenedPdf, openWithLibrary } from './encrypted-pdf.ts'
 import { libraryView } from './library-view.ts'
 import { damaged, PdfError } from './pdf-errors.ts'
@@ -57,6 +58,8 @@ export interface SignedPdf {
   structureProblems: StructureProblem[]
   /** The document's certification signature, when it has one. */
   certification: Certification | null
+  /** What the file's Document Security Store holds for checking its signatures offline (PAdES B-LT). */
+  validationData: ValidationData
 }
 
 export interface ReadSignedPdfOptions {
@@ -149,6 +152,7 @@ export async function readSignedPdfForUpdate(
       notes,
       structureProblems: signed ? await findStructureProblems(structure, 1) : [],
       certification: await readCertification(structure, opened?.streamData),
+      validationData: await readValidationData(structure, opened?.streamData),
     },
     view,
   }

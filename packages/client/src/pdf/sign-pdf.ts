@@ -10,6 +10,11 @@ import { encryptPayload, generatePayloadKey } from '../formats/payload-cipher.ts
 import { type PdfSignature, signatureFromPayload } from '../formats/pdf-metadata.ts'
 import { buildQrUrl } from '../formats/qr-url.ts'
 import { prepareSignatureRevision, type StampPlacement, type StampRect } from './append-signature-revision.ts'
+import {
+  addLongTermValidation,
+  type LongTermValidationOptions,
+  type LongTermValidationResult,
+} from './long-term-validation.ts'
 
 export interface AnchorRequest {
   compositeHash: string
@@ -48,6 +53,11 @@ export interface SignPdfOptions {
    * timestamped by the service's `POST /api/pdf-signatures`, which sees only the signature. Resolves with the CMS's DER.
    */
   pdfSignature: (request: PdfSignatureRequest) => Promise<Uint8Array>
+  /**
+   * Validation data and a document timestamp after the signature (PAdES B-LTA: addLongTermValidation), so that it
+   * verifies offline once its certificates have expired; without it the signature is B-T.
+   */
+  longTermValidation?: Omit<LongTermValidationOptions, 'password'>
 }
 
 export interface PdfSignatureRequest {
@@ -63,6 +73,8 @@ export interface PdfSignatureRequest {
 
 export interface SignPdfResult {
   bytes: Uint8Array
+  /** What long-term validation could not gather (addLongTermValidation's warnings); empty without it. */
+  warnings: string[]
   signature: PdfSignature
   signatures: PdfSignature[]
   qrUrl: string
@@ -114,7 +126,36 @@ export async function signPdf(input: Uint8Array, options: SignPdfOptions): Promi
         contractAddress: options.contractAddress,
       }),
   })
-  return { bytes, signature, signatures, qrUrl, stamp: prepared.stamp, signedBytes: input.length }
+  const archived = options.longTermValidation
+    ? await archive(bytes, { ...options.longTermValidation, password: options.password })
+    : { bytes, warnings: [] }
+  return {
+    bytes: archived.bytes,
+    warnings: archived.warnings,
+    signature,
+    signatures,
+    qrUrl,
+    stamp: prepared.stamp,
+    signedBytes: input.length,
+  }
+}
+
+/**
+ * The signed file with its long-term validation data; the signed file as it is when that fails: the anchor is paid
+ * for and the signature complete (B-T), and the validation data can be added later.
+ */
+async function archive(bytes: Uint8Array, options: LongTermValidationOptions): Promise<LongTermValidationResult> {
+  try {
+    return await addLongTermValidation(bytes, options)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    return {
+      bytes,
+      warnings: [
+        `no long-term validation data was added (${reason}): the signature is B-T until it is (anchor extend)`,
+      ],
+    }
+  }
 }
 
 const SIGNED_IN_WITH: Record<TrustAnchor, string> = {

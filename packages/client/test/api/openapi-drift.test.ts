@@ -63,6 +63,9 @@ const RESPONSES: [Method, string, string, z.ZodType][] = [
   ['get', '/api/library', '200', schemas.LibrarySchema],
   ['put', '/api/library/sync', '200', schemas.LibrarySyncResultSchema],
   ['get', '/api/library/exists', '200', schemas.LibraryStatusSchema],
+  ['post', '/api/signer-certificates', '201', schemas.SignerCertificateSchema],
+  ['post', '/api/pdf-signatures', '201', schemas.PdfSignatureSchema],
+  ['post', '/api/document-timestamps', '200', schemas.DocumentTimestampSchema],
 ]
 
 /** Every body the client sends. */

@@ -51,6 +51,9 @@ describe('the PDF signature of an anchored signature', () => {
     expect(check.signatures[0]!.pdfSignature).toMatchObject({ status: 'valid', certifiedByService: false })
     expect(check.signatures[0]!.problems).toEqual([
       `its PDF signature's certificate was not issued by the service's CA (CN=${ADA.email}, E=${ADA.email})`,
+      // The other CA's time-stamping authority is not the service's either.
+      "its PDF signature's timestamp is by an authority neither the service nor you trust " +
+        '(Document Anchoring Service development TSA (untrusted))',
     ])
     expect(check.valid).toBe(false)
     // Without the service's certificates no issuer is demanded.

@@ -24,6 +24,8 @@ export interface CmsSignatureCheck {
   signingCertificateV2: boolean
   /** The anchor its signed attributes name (anchor-attribute.ts); null when they name none. */
   anchor: AnchorReference | null
+  /** Every certificate the CMS carries (for its signer's issuer). */
+  carried: Certificate[]
   problems: string[]
 }
 
@@ -32,6 +34,7 @@ export async function checkCmsSignature(
   cms: Uint8Array,
   signedBytes: Uint8Array,
   roots: Certificate[],
+  timestampRoots: Certificate[] = roots,
   now = new Date(),
 ): Promise<CmsSignatureCheck> {
   const signed = signedDataOf(cms)
@@ -45,6 +48,7 @@ export async function checkCmsSignature(
       timestamp: null,
       signingCertificateV2: false,
       anchor: null,
+      carried: [],
       problems: ['its /Contents is not a CMS signature'],
     }
   }
@@ -68,7 +72,11 @@ export async function checkCmsSignature(
     (attribute) => attribute.type === OID.signatureTimeStampToken,
   )?.values[0]
   const timestamp = tokenAttribute
-    ? await checkTimestampToken(new Uint8Array(tokenAttribute.toBER(false)), { bytes: signatureValue(signed) }, roots)
+    ? await checkTimestampToken(
+        new Uint8Array(tokenAttribute.toBER(false)),
+        { bytes: signatureValue(signed) },
+        timestampRoots,
+      )
     : null
   if (timestamp && !timestamp.valid) problems.push(...timestamp.problems)
   const carried = (signed.certificates ?? []).filter((c): c is Certificate => 'subjectPublicKeyInfo' in c)
@@ -85,6 +93,7 @@ export async function checkCmsSignature(
     timestamp,
     signingCertificateV2: attributes.some((attribute) => attribute.type === OID.signingCertificateV2),
     anchor: readAnchorAttribute(signerInfo),
+    carried,
     problems,
   }
 }

@@ -20,6 +20,9 @@ export interface TimestampCheck {
   authority: string | null
   /** The TSTInfo's nonce, for a requester that sent one. */
   nonce: bigint | null
+  /** The TSA's certificate, and every certificate the token carries (for its issuer). */
+  certificate: Certificate | undefined
+  carried: Certificate[]
   problems: string[]
 }
 
@@ -41,6 +44,8 @@ export async function checkTimestampToken(
     time: null,
     authority: null,
     nonce: null,
+    certificate: undefined,
+    carried: [],
     problems: [problem],
   })
   const signed = signedDataOf(token)
@@ -74,6 +79,7 @@ export async function checkTimestampToken(
     problems.push('the timestamp authority’s signature does not verify')
   }
   const time = info.genTime
+  const carried = (signed.certificates ?? []).filter((c): c is Certificate => 'subjectPublicKeyInfo' in c)
   let trusted = false
   if (signer) {
     const forTimestamping = signer.extensions?.some(
@@ -81,7 +87,6 @@ export async function checkTimestampToken(
         extension.extnID === OID.extKeyUsage &&
         (extension.parsedValue as { keyPurposes?: string[] } | undefined)?.keyPurposes?.includes(OID.timeStamping),
     )
-    const carried = (signed.certificates ?? []).filter((c): c is Certificate => 'subjectPublicKeyInfo' in c)
     trusted = forTimestamping === true && (await chainTrust(signer, carried, roots, time)).trusted
   }
   return {
@@ -90,6 +95,8 @@ export async function checkTimestampToken(
     time,
     authority: signer ? commonName(signer) : null,
     nonce: info.nonce ? info.nonce.toBigInt() : null,
+    certificate: signer,
+    carried,
     problems,
   }
 }
