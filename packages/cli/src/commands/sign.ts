@@ -53,15 +53,7 @@ export const runSign: CliRun = async (argv, context) => {
   const service = await loginServiceUrl(context, values.service)
   // Only now, with the arguments known to be good: the PDF signer and the API client are most of the command's load.
   const [
-    {
-      anchoredSignatureCms,
-      MAX_PDF_BYTES,
-      MAX_STAMP_SIZE,
-      MIN_STAMP_SIZE,
-      serviceLongTermValidation,
-      signPdf,
-      trustFromJwtClaims,
-    },
+    { anchoredSignatureCms, MAX_PDF_BYTES, MAX_STAMP_SIZE, MIN_STAMP_SIZE, signPdf, trustFromJwtClaims },
     { activeLogin },
     { ServiceClient },
     { signerIdentity },
