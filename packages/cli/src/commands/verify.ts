@@ -111,6 +111,27 @@ function otherSignatureLine(other: PdfSignatureCheck): string {
   return `${where}: valid, signed by ${other.signer?.subject}, ${trust}, ${timestampWords(other.timestamp)}`
 }
 
+/**
+ * When the file needs `anchor extend`: its newest timestamp (the last document timestamp, else the last signature's)
+ * is provable by its authority's certificate until that expires.
+ */
+function renewalLine(result: PdfCheckResult): string | null {
+  const timestamps = [
+    ...result.signatures.flatMap((check) =>
+      check.pdfSignature ? [{ revision: check.pdfSignature.revision, timestamp: check.pdfSignature.timestamp }] : [],
+    ),
+    ...result.otherSignatures.map((other) => ({ revision: other.revision, timestamp: other.timestamp })),
+  ]
+  const newest = timestamps.sort((a, b) => a.revision - b.revision).at(-1)?.timestamp
+  const until = newest?.certificateNotAfter
+  if (!until) return null
+  const expired = Date.parse(until) <= Date.now()
+  return expired
+    ? `the newest timestamp's certificate expired on ${until}: this check still holds (each timestamp is checked at ` +
+        "its own time), but validators that check the newest one at today's date no longer accept the file"
+    : `the newest timestamp's certificate is valid until ${until}: run \`anchor extend\` on the file before then`
+}
+
 function checkedAgainst(trusted: TrustedContracts): string {
   const source = { '--contract': '--contract', service: "the service's /api/info", pinned: 'your pins' }[trusted.source]
   return `checked on chain ${trusted.chainId} against contract ${trusted.contracts.join(', ')} (from ${source})`
@@ -144,6 +165,8 @@ function describe(result: PdfCheckResult, file: string, trusted: TrustedContract
   if (result.otherSignatures.length > 0) out.push(`  Other PDF signatures and document timestamps:`)
   for (const other of result.otherSignatures) out.push(`    ${otherSignatureLine(other)}`)
   for (const problem of result.problems) out.push(`  ${problem}`)
+  const renewal = renewalLine(result)
+  if (renewal) out.push(`  ${renewal}`)
   out.push(`  ${NOT_ATTESTED}`)
   out.push(
     !result.valid

@@ -9,7 +9,7 @@ import { chainTrust } from './cms/certificate-trust.ts'
 import { checkCmsSignature } from './cms/cms-signature.ts'
 import { certificateOf } from './cms/der.ts'
 import { revocationEvidence } from './cms/revocation-evidence.ts'
-import { checkTimestampToken } from './cms/timestamp-token.ts'
+import { checkTimestampToken, type TimestampCheck } from './cms/timestamp-token.ts'
 import type { ValidationData } from './document-security-store.ts'
 import type { SignedPdf } from './read-signed-pdf.ts'
 import type { PdfSignatureField } from './signature-fields.ts'
@@ -38,7 +38,7 @@ export interface PdfSignatureCheck {
   trustProblem: string | null
   signer: { subject: string; commonName: string } | null
   /** The signature's timestamp (or, for a document timestamp, the timestamp itself). */
-  timestamp: { time: string; authority: string | null; valid: boolean; trusted: boolean } | null
+  timestamp: TimestampSummary | null
   /**
    * What the file's validation data (its DSS) says of the signer's certificate (of the authority's, for a document
    * timestamp): unknown when it holds nothing the issuer signed about it.
@@ -50,6 +50,30 @@ export interface PdfSignatureCheck {
    */
   level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | null
   problems: string[]
+}
+
+export interface TimestampSummary {
+  time: string
+  authority: string | null
+  valid: boolean
+  trusted: boolean
+  /**
+   * When the authority's certificate expires: a validator that checks the newest timestamp at its own date (iText's)
+   * needs the file renewed (`anchor extend`) before then.
+   */
+  certificateNotAfter: string | null
+}
+
+/** A token's check as the report shows it; null when the token has no time. */
+function timestampSummary(token: TimestampCheck | null): TimestampSummary | null {
+  if (!token?.time) return null
+  return {
+    time: token.time.toISOString(),
+    authority: token.authority,
+    valid: token.valid,
+    trusted: token.trusted,
+    certificateNotAfter: token.certificate?.notAfter.value.toISOString() ?? null,
+  }
 }
 
 export type Revocation =
@@ -117,9 +141,7 @@ export async function checkPdfSignature(
       trusted: token.trusted,
       trustProblem: token.trusted ? null : 'the time-stamping authority is not trusted',
       signer: token.authority ? { subject: token.authority, commonName: token.authority } : null,
-      timestamp: token.time
-        ? { time: token.time.toISOString(), authority: token.authority, valid: token.valid, trusted: token.trusted }
-        : null,
+      timestamp: timestampSummary(token),
       problems: token.problems,
     }
   }
@@ -154,15 +176,7 @@ export async function checkPdfSignature(
     trusted: cms.trusted,
     trustProblem: cms.trustProblem,
     signer: cms.signer && { subject: cms.signer.subject, commonName: cms.signer.commonName },
-    timestamp:
-      timestamp?.time !== null && timestamp !== null
-        ? {
-            time: timestamp.time.toISOString(),
-            authority: timestamp.authority,
-            valid: timestamp.valid,
-            trusted: timestamp.trusted,
-          }
-        : null,
+    timestamp: timestampSummary(timestamp),
     problems: cms.problems,
   }
 }
