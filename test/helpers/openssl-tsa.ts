@@ -1,9 +1,10 @@
 // A real RFC 3161 time-stamping authority for tests: `openssl ts -reply` behind a small HTTP server, with its own CA
-// (made with openssl too), so that the service's timestamps come from an implementation that is not ours. Faults
-// for failover tests: `refuse` answers 500, `silent` never answers.
+// (made with openssl too), so that the service's timestamps come from an implementation that is not ours. Its CA's
+// revocation list is served beside it (GET /ca.crl), named in the TSA's certificate, as long-term validation needs.
+// Faults for failover tests: `refuse` answers 500, `silent` never answers.
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +19,8 @@ export interface OpensslTsa {
   caFile: string
   /** Requests answered with a token so far. */
   granted: number
+  /** Fetches of its CA's revocation list, which the TSA's certificate names. */
+  crlRequests: number
   /**
    * 'ok' answers; 'refuse' answers HTTP 500; 'silent' holds the request open without answering; 'replay' answers with
    * the last reply it granted, a valid token for another request.
@@ -46,13 +49,31 @@ ess_cert_id_alg = sha256
 basicConstraints = critical, CA:false
 keyUsage = critical, digitalSignature
 extendedKeyUsage = critical, timeStamping
+crlDistributionPoints = URI:$ENV::TSA_CRL_URL
+[ ca ]
+default_ca = crl_ca
+[ crl_ca ]
+database = index.txt
+certificate = ca.pem
+private_key = ca.key
+default_md = sha256
+default_crl_days = 30
+crlnumber = crlnumber
 `
 
 export async function startOpensslTsa(name = 'Test TSA'): Promise<OpensslTsa> {
   const dir = await mkdtemp(join(tmpdir(), 'openssl-tsa-'))
-  const openssl = (args: string[]) => run('openssl', args, { cwd: dir })
+  // Listening first: the TSA's certificate names its CRL by this server's address.
+  let handle: (request: IncomingMessage, response: ServerResponse) => void = () => {}
+  const server: Server = createServer((request, response) => handle(request, response))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const openssl = (args: string[]) =>
+    run('openssl', args, { cwd: dir, env: { ...process.env, TSA_CRL_URL: `${origin}/ca.crl` } })
   await writeFile(join(dir, 'tsa.cnf'), CONFIG)
   await writeFile(join(dir, 'serial'), '01\n')
+  await writeFile(join(dir, 'index.txt'), '')
+  await writeFile(join(dir, 'crlnumber'), '01\n')
   await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'])
   await openssl(['req', '-x509', '-new', '-key', 'ca.key', '-subj', `/CN=${name} CA`, '-days', '30', '-out', 'ca.pem'])
   await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'tsa.key'])
@@ -76,12 +97,17 @@ export async function startOpensslTsa(name = 'Test TSA'): Promise<OpensslTsa> {
     '-out',
     'tsa.pem',
   ])
+  // The CA's (empty) revocation list, DER, as a CRL distribution point serves it.
+  await openssl(['ca', '-gencrl', '-config', 'tsa.cnf', '-out', 'ca.crl.pem'])
+  await openssl(['crl', '-in', 'ca.crl.pem', '-outform', 'DER', '-out', 'ca.crl'])
+  const crl = await readFile(join(dir, 'ca.crl'))
   let sequence = 0
   const tsa: OpensslTsa = {
-    url: '',
+    url: `${origin}/tsa`,
     caPem: await readFile(join(dir, 'ca.pem'), 'utf8'),
     caFile: join(dir, 'ca.pem'),
     granted: 0,
+    crlRequests: 0,
     mode: 'ok',
     close: async () => {
       server.closeAllConnections()
@@ -90,11 +116,16 @@ export async function startOpensslTsa(name = 'Test TSA'): Promise<OpensslTsa> {
     },
   }
   let lastReply: Buffer | undefined
-  const server: Server = createServer((request, response) => {
+  handle = (request, response) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', async () => {
       if (tsa.mode === 'silent') return
+      if (request.method === 'GET' && request.url === '/ca.crl' && tsa.mode === 'ok') {
+        tsa.crlRequests++
+        response.writeHead(200, { 'content-type': 'application/pkix-crl' }).end(crl)
+        return
+      }
       if (tsa.mode === 'refuse' || request.method !== 'POST') {
         response.writeHead(500).end()
         return
@@ -115,8 +146,6 @@ export async function startOpensslTsa(name = 'Test TSA'): Promise<OpensslTsa> {
         response.writeHead(400).end()
       }
     })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  tsa.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tsa`
+  }
   return tsa
 }

@@ -8,11 +8,16 @@ import {
   certificateOf,
   certifiedSigner,
   checkCmsSignature,
+  checkSignedPdf,
   createAnchorClient,
   pemCertificates,
+  serviceLongTermValidation,
+  signPdf,
 } from '@docanchor/client'
 import { type Address, type Hash, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../bench/soak/free-port.ts'
+import { pdfLibDocument } from '../../packages/client/test/pdf/portable-fixtures.ts'
 import { openPkcs11Relayers } from '../../src/relayer/signers/pkcs11-relayers.ts'
 import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { TEST_JWT_SECRET } from '../helpers/app.ts'
@@ -116,6 +121,8 @@ describe('RELAYER_SIGNER=pkcs11', () => {
       // Production certifies signers too: a P-256 CA key on the same token, its CA certified by a root; a real TSA.
       const pdfKey = await provisionPdfSigningKey(token)
       const tsa = await startOpensslTsa()
+      // Its certificates name its OCSP responder by the public URL: where it listens.
+      const port = await freePort()
       server = await startServerProcess(
         tokenEnv({
           ...pdfKey.env,
@@ -124,7 +131,8 @@ describe('RELAYER_SIGNER=pkcs11', () => {
           NODE_ENV: 'production',
           DATABASE_URL: database.url!,
           SMTP_URL: 'smtp://127.0.0.1:2525',
-          PUBLIC_URL: 'http://127.0.0.1',
+          PUBLIC_URL: `http://127.0.0.1:${port}`,
+          PORT: String(port),
           HOST: '127.0.0.1',
           METRICS_TOKEN: 'm'.repeat(32),
         }),
@@ -168,6 +176,44 @@ describe('RELAYER_SIGNER=pkcs11', () => {
       expect(check).toMatchObject({ valid: true, trusted: true, timestamp: { valid: true, trusted: true } })
       expect(check.signer?.commonName).toMatch(/^user-[\w-]+@example\.com$/)
       expect(check.timestamp?.authority).toBe('Test TSA')
+
+      // A whole PDF, B-LTA: its DSS holds the token CA's OCSP answer, its document timestamp is the real TSA's.
+      const published = await api.info()
+      expect(published.pdfSigning.timestampCertificates).toEqual([tsa.caPem.trim()].map((pem) => `${pem}\n`))
+      const email = check.signer!.commonName
+      const signed = await signPdf(await pdfLibDocument(), {
+        signer: { type: 'individual', name: 'Production Signer', email },
+        verifyBaseUrl: published.verifyBaseUrl,
+        chainId: published.chainId,
+        contractAddress: published.contractAddress,
+        anchor: (request) => api.relay(request, { waitMs: 30_000 }),
+        pdfSignature,
+        longTermValidation: serviceLongTermValidation(api, published),
+      })
+      expect(signed.warnings).toEqual([])
+      const verified = await checkSignedPdf(signed.bytes, {
+        verify: (txHash) => api.verify(txHash),
+        serviceCertificates: published.pdfSigning.certificates.flatMap(pemCertificates),
+        timestampCertificates: published.pdfSigning.timestampCertificates.flatMap(pemCertificates),
+      })
+      expect(verified.problems).toEqual([])
+      expect(verified.signatures[0]!.problems).toEqual([])
+      expect(verified.signatures[0]!.pdfSignature).toMatchObject({
+        level: 'B-LTA',
+        revocation: { state: 'good', source: 'OCSP' },
+        timestamp: { authority: 'Test TSA', trusted: true },
+      })
+      // The TSA's status is the CRL its certificate names, fetched by the client and kept in the DSS.
+      expect(tsa.crlRequests).toBeGreaterThan(0)
+      expect(verified.otherSignatures).toMatchObject([
+        {
+          subFilter: 'ETSI.RFC3161',
+          status: 'valid',
+          trusted: true,
+          timestamp: { authority: 'Test TSA' },
+          revocation: { state: 'good', source: 'CRL' },
+        },
+      ])
       await tsa.close()
     }, 120_000)
 
