@@ -225,6 +225,7 @@ describe('createApiClient', () => {
         certificates: ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'],
         ocspUrl: 'https://anchors.example/ca/ocsp',
         crlUrl: 'https://anchors.example/ca/crl',
+        timestampCertificates: ['-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n'],
       },
       version: '1',
     }
@@ -232,7 +233,7 @@ describe('createApiClient', () => {
       chainId: 8453,
       contractAddress: RELAYER,
       explorerTxUrl: null,
-      pdfCertificates: info.pdfSigning.certificates,
+      pdfCertificates: { service: info.pdfSigning.certificates, timestamps: info.pdfSigning.timestampCertificates },
     })
     expect(await client(() => new Response('nope', { status: 500 })).info()).toBeUndefined()
   })

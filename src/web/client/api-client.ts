@@ -19,8 +19,14 @@ export interface ServiceInfo {
   contractAddress: string
   /** e.g. `https://explorer.example/tx/{txHash}`, or null. */
   explorerTxUrl: string | null
+  pdfCertificates: PdfCertificates
+}
+
+export interface PdfCertificates {
   /** The CA that certifies the signers of PDF signatures (PEM, the issuing CA first). */
-  pdfCertificates: string[]
+  service: string[]
+  /** The roots the service's time-stamping authorities chain to (PEM): trusted for timestamps only. */
+  timestamps: string[]
 }
 
 export interface ApiClient {
@@ -46,7 +52,12 @@ export function createApiClient(apiBase: string, fetchImpl: typeof fetch = fetch
     async info() {
       try {
         const { chainId, contractAddress, explorerTxUrl, pdfSigning } = await api.info()
-        return { chainId, contractAddress, explorerTxUrl, pdfCertificates: pdfSigning.certificates }
+        return {
+          chainId,
+          contractAddress,
+          explorerTxUrl,
+          pdfCertificates: { service: pdfSigning.certificates, timestamps: pdfSigning.timestampCertificates },
+        }
       } catch {
         return undefined
       }

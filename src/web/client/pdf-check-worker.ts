@@ -10,10 +10,11 @@ import {
   pemCertificates,
   readSignedPdf,
 } from '@docanchor/client'
+import type { PdfCertificates } from './api-client.ts'
 
 /** From the page: the file, then the answer to each anchor asked for. */
 export type ToPdfCheckWorker =
-  | { type: 'check'; bytes: Uint8Array; qrUrls: string[]; serviceCertificates: string[] }
+  | { type: 'check'; bytes: Uint8Array; qrUrls: string[]; certificates: PdfCertificates }
   | { type: 'anchor'; id: number; record: AnchorRecord | null }
   | { type: 'anchor-failed'; id: number }
 
@@ -47,11 +48,17 @@ function lookup(txHash: string): Promise<AnchorRecord | null> {
   })
 }
 
-async function check(bytes: Uint8Array, qrUrls: string[], serviceCertificates: Uint8Array[]): Promise<WorkerOutcome> {
+async function check(bytes: Uint8Array, qrUrls: string[], certificates: PdfCertificates): Promise<WorkerOutcome> {
   try {
     const pdf = await readSignedPdf(bytes)
     self.postMessage({ type: 'read' })
-    return { kind: 'checked', result: await checkSignedPdf(pdf, { verify: lookup, qrUrls, serviceCertificates }) }
+    const result = await checkSignedPdf(pdf, {
+      verify: lookup,
+      qrUrls,
+      serviceCertificates: certificates.service.flatMap(pemCertificates),
+      timestampCertificates: certificates.timestamps.flatMap(pemCertificates),
+    })
+    return { kind: 'checked', result }
   } catch (error) {
     if (error instanceof LookupFailedError) return { kind: 'lookup-failed' }
     return { kind: 'unreadable', code: error instanceof PdfError ? error.code : 'ERR_PDF_DAMAGED' }
@@ -61,8 +68,7 @@ async function check(bytes: Uint8Array, qrUrls: string[], serviceCertificates: U
 self.onmessage = (event) => {
   const message = event.data
   if (message.type === 'check') {
-    const certificates = message.serviceCertificates.flatMap(pemCertificates)
-    void check(message.bytes, message.qrUrls, certificates).then((outcome) =>
+    void check(message.bytes, message.qrUrls, message.certificates).then((outcome) =>
       self.postMessage({ type: 'done', outcome }),
     )
     return

@@ -2,7 +2,7 @@
 // @docanchor/client's checker on it, and answers the worker's anchor lookups through this page's verify endpoint. The
 // file itself is never sent anywhere. A worker still reading after READ_TIMEOUT_MS is ended and the file called
 // damaged: the tab stays responsive whatever the file holds.
-import type { ApiClient } from './api-client.ts'
+import type { ApiClient, PdfCertificates } from './api-client.ts'
 import type { FromPdfCheckWorker, ToPdfCheckWorker, WorkerOutcome } from './pdf-check-worker.ts'
 
 export type PdfCheckOutcome =
@@ -15,13 +15,13 @@ const READ_TIMEOUT_MS = 20_000
 
 /**
  * `qrUrls`: QR URLs the visitor already holds (this page's own address) for signatures whose metadata has none.
- * `serviceCertificates`: the service's PDF signing certificates (PEM, from /api/info).
+ * `certificates`: the service's signer CA and its time-stamping authorities' roots (PEM, from /api/info).
  */
 export function checkPdf(
   bytes: Uint8Array,
   api: ApiClient,
   qrUrls: string[],
-  serviceCertificates: string[],
+  certificates: PdfCertificates,
 ): Promise<PdfCheckOutcome> {
   const worker = new Worker(new URL('./pdf-check-worker.ts', import.meta.url), { type: 'module' })
   const send = (message: ToPdfCheckWorker, transfer: Transferable[] = []) => worker.postMessage(message, transfer)
@@ -44,6 +44,6 @@ export function checkPdf(
       clearTimeout(timer)
       resolve({ kind: 'unreadable', code: 'ERR_PDF_DAMAGED' })
     }
-    send({ type: 'check', bytes, qrUrls, serviceCertificates }, [bytes.buffer as ArrayBuffer])
+    send({ type: 'check', bytes, qrUrls, certificates }, [bytes.buffer as ArrayBuffer])
   }).finally(() => worker.terminate())
 }

@@ -87,7 +87,12 @@ async function checkFile(api: ApiClient, file: File, qrTxHash: string | undefine
   }
   const [{ checkPdf }, bytes, info] = await Promise.all([import('./pdf-check.ts'), file.arrayBuffer(), api.info()])
   // This page's own address is the QR URL of one signature: it opens that one even if the PDF does not carry it.
-  const outcome = await checkPdf(new Uint8Array(bytes), api, [window.location.href], info?.pdfCertificates ?? [])
+  const outcome = await checkPdf(
+    new Uint8Array(bytes),
+    api,
+    [window.location.href],
+    info?.pdfCertificates ?? { service: [], timestamps: [] },
+  )
   switch (outcome.kind) {
     case 'unreadable':
       return [failure(UNREADABLE[outcome.code])]
