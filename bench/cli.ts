@@ -3,6 +3,8 @@
 // local service (embedded anvil and PGlite, started in this process and not timed), and `anchor verify` of what it
 // signed, through that service. Then `anchor verify` of a 160-page PDF signed twice against the same verify without
 // the allowed-changes analysis (issue 36): its wall time less the analysis's, timed in this process on the same file.
+// And `anchor sign` at B-LTA (the default: a DSS and a document timestamp after the signature) against the same sign
+// at B-T (issue 37), the cost of long-term validation.
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -119,6 +121,12 @@ try {
   const sign = await medianOf(() =>
     measureNode([ANCHOR, 'sign', input, '-o', join(work, `out-${signs++}.pdf`), '--name', 'Bench Signer'], cliEnv),
   )
+  const signBt = await medianOf(() =>
+    measureNode(
+      [ANCHOR, 'sign', input, '-o', join(work, `out-${signs++}.pdf`), '--name', 'Bench Signer', '--level', 'B-T'],
+      cliEnv,
+    ),
+  )
   const verify = await medianOf(() => measureNode([ANCHOR, 'verify', join(work, 'out-0.pdf')], cliEnv))
 
   const long = join(work, 'long.pdf')
@@ -155,6 +163,14 @@ try {
       measured: show(longVerify),
       floor: `${withoutAnalysis.toFixed(0)} ms (analysis ${analysis.toFixed(0)} ms)`,
       ...atMost(longVerify.ms / withoutAnalysis, 1.5),
+    },
+  ])
+  printRatioTable(`cli: median of ${RUNS}, floor = the same sign at B-T (its signature timestamped, nothing after)`, [
+    {
+      path: '`anchor sign` one-page PDF at B-LTA (DSS + document timestamp), wall',
+      measured: show(sign),
+      floor: show(signBt),
+      ...atMost(sign.ms / signBt.ms, 1.5),
     },
   ])
   const signRss = sign.peakRssMb <= 150

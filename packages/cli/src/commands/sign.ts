@@ -35,6 +35,7 @@ export const runSign: CliRun = async (argv, context) => {
     service: { type: 'string' },
     json: { type: 'boolean' },
     force: { type: 'boolean' },
+    level: { type: 'string' },
     ...PASSWORD_FILE_OPTION,
   })
   const [input, ...extra] = positionals
@@ -42,6 +43,8 @@ export const runSign: CliRun = async (argv, context) => {
   if (extra.length > 0) throw usageError(`unexpected argument ${extra[0]}`)
   if (!values.output) throw usageError('-o <out.pdf> is required')
   if (!values.name) throw usageError('--name is required')
+  const level = values.level ?? 'B-LTA'
+  if (level !== 'B-LTA' && level !== 'B-T') throw usageError('--level is B-LTA (the default) or B-T')
   const type = (values.type ?? (values.company ? 'company' : 'individual')) as SignerType
   if (type !== 'individual' && type !== 'company') throw usageError('--type is individual or company')
   let geo: { latitude: number; longitude: number } | null = null
@@ -114,7 +117,7 @@ export const runSign: CliRun = async (argv, context) => {
           )
         }),
       // PAdES B-LTA: validation data and a document timestamp, so the file verifies after its certificates expire.
-      longTermValidation: client.longTermValidation(info),
+      longTermValidation: level === 'B-LTA' ? client.longTermValidation(info) : undefined,
     }).catch((error: unknown) => {
       throw wrongPassword(error, password, input)
     })
