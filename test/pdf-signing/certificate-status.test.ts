@@ -1,7 +1,7 @@
 // The signer CA's revocation status, checked by OpenSSL (which shares no code with the service): each signer
 // certificate names the OCSP responder, the CA's certificate and the CRL; `openssl ocsp` verifies the responder's
 // answer against the CA and reads good, then revoked once the account is blocked; `openssl crl` verifies the list and
-// `openssl verify -crl_check` refuses a revoked certificate and passes a good one (issue 37).
+// `openssl verify -crl_check` refuses a revoked certificate and passes a good one, at a time given too (issue 37).
 import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -90,9 +90,15 @@ describe('the signer CA’s revocation status', () => {
       ...['-out', join(dir, 'crl.pem'), '-outform', 'PEM'],
     ])
     expect(checked.stdout + checked.stderr).toContain('verify OK')
-    const verify = (file: string) =>
+    const verify = (file: string, attime?: Date) =>
       run('openssl', [
-        ...['verify', '-crl_check', '-CAfile', join(dir, 'ca.pem'), '-CRLfile', join(dir, 'crl.pem')],
+        'verify',
+        '-CAfile',
+        join(dir, 'ca.pem'),
+        // The list is good for an hour: a time beyond it is checked against the chain alone.
+        ...(attime
+          ? ['-attime', String(Math.floor(attime.getTime() / 1000))]
+          : ['-crl_check', '-CRLfile', join(dir, 'crl.pem')]),
         join(dir, file),
       ]).then(
         ({ stdout }) => stdout,
@@ -100,6 +106,10 @@ describe('the signer CA’s revocation status', () => {
       )
     expect(await verify('bob.pem')).toContain('bob.pem: OK')
     expect(await verify('ada.pem')).toContain('certificate revoked')
+    // At a time of the file's choosing (its timestamp's): valid within the certificate's year, not after it. What
+    // proves the signature was made within it is the timestamp, which the DSS keeps verifiable.
+    expect(await verify('bob.pem', new Date(Date.now() + 300 * 86_400_000))).toContain('bob.pem: OK')
+    expect(await verify('bob.pem', new Date(Date.now() + 2 * 365 * 86_400_000))).toContain('certificate has expired')
   })
 
   it('answers a body that is no OCSP request with malformedRequest, not an error', async () => {
