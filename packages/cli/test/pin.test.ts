@@ -41,6 +41,7 @@ describe('anchor pin', () => {
       certificates: ['-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIQ\n-----END CERTIFICATE-----\n'],
       ocspUrl: 'https://anchors.example/ca/ocsp',
       crlUrl: 'https://anchors.example/ca/crl',
+      timestampCertificates: [],
     },
     version: '1.0.0',
   }
