@@ -14,7 +14,7 @@ export interface ValidationData {
 
 /** A CRL of a large CA runs to megabytes; one file's DSS holds at most a few dozen items of each kind. */
 const MAX_ITEM_BYTES = 8 * 1024 * 1024
-const MAX_ITEMS = 500
+const MAX_ITEMS = 200
 
 export const NO_VALIDATION_DATA: ValidationData = { certificates: [], ocspResponses: [], crls: [] }
 
@@ -33,10 +33,14 @@ export async function readValidationData(
     const items: Uint8Array[] = []
     for (const ref of list.slice(0, MAX_ITEMS)) {
       if (!(ref instanceof PdfRef)) continue
-      // An item that cannot be read is no evidence: the checks then say what is missing.
+      // An item that cannot be read is no evidence: the checks then say what is missing. What is decoded counts
+      // against the file's read budget, which a DSS of deflate bombs exhausts as any other stream would.
       const stream = await resolver.stream(ref).catch(() => undefined)
-      const data = stream && (await decodeStream(stream, MAX_ITEM_BYTES).catch(() => undefined))
-      if (data) items.push(data)
+      const { budget } = structure
+      const data = stream && (await decodeStream(stream, budget.decodedLeft(MAX_ITEM_BYTES)).catch(() => undefined))
+      if (!data) continue
+      budget.spendDecoded(data.length)
+      items.push(data)
     }
     return items
   }

@@ -129,6 +129,23 @@ describe('a signature with long-term validation (B-LTA)', () => {
 })
 
 describe('the signer’s revocation status, read from the DSS', () => {
+  it('reads at most 200 items of each kind, each checked once: a DSS of thousands costs a bounded time', async () => {
+    const { bytes } = await sign(original)
+    const { PDF, PdfArray } = await import('@libpdf/core')
+    const pdf = await PDF.load(bytes)
+    const resolve = (ref: Parameters<typeof pdf.getObject>[0]) => pdf.getObject(ref)
+    const dss = pdf.getCatalog().getDict('DSS', resolve)!
+    const first = dss.getArray('OCSPs', resolve)!.at(0)!
+    dss.set('OCSPs', PdfArray.of(...Array.from({ length: 5000 }, () => first)))
+    const stuffed = await pdf.save({ incremental: true })
+    const read = await readSignedPdf(stuffed)
+    expect(read.validationData.ocspResponses).toHaveLength(200)
+    const started = performance.now()
+    const result = await check(stuffed)
+    expect(performance.now() - started).toBeLessThan(3_000)
+    expect(result.signatures[0]!.pdfSignature).toMatchObject({ status: 'valid', revocation: { state: 'good' } })
+  })
+
   it('fails a signature made after its certificate was revoked', async () => {
     const revokedAt = new Date(Date.now() - 3_600_000)
     const { bytes } = await sign(original, async () => ({ state: 'revoked', at: revokedAt }))

@@ -26,20 +26,54 @@ const OCSP_BASIC = '1.3.6.1.5.5.7.48.1.1'
 const OCSP_SIGNING = '1.3.6.1.5.5.7.3.9'
 const CERT_ID_HASHES: Record<string, string> = { '1.3.14.3.2.26': 'SHA-1', [OID.sha256]: 'SHA-256' }
 
+/**
+ * Each DSS item parsed once per file, and its signature checked once per issuer: a file's signatures share its DSS,
+ * and a hostile one may list hundreds of items.
+ */
+interface ParsedItems {
+  ocsp: (BasicOCSPResponse | undefined)[]
+  crls: (CertificateRevocationList | undefined)[]
+  signedBy: Map<string, Promise<boolean>>
+}
+const parsedItems = new WeakMap<ValidationData, ParsedItems>()
+
+function parsedOf(data: ValidationData): ParsedItems {
+  let parsed = parsedItems.get(data)
+  if (!parsed) {
+    parsed = { ocsp: data.ocspResponses.map(basicResponse), crls: data.crls.map(revocationList), signedBy: new Map() }
+    parsedItems.set(data, parsed)
+  }
+  return parsed
+}
+
 /** What `data` says of `certificate`, issued by `issuer`: a revocation wins over any number of "good" answers. */
 export async function revocationEvidence(
   certificate: Certificate,
   issuer: Certificate,
   data: ValidationData,
 ): Promise<RevocationEvidence> {
+  const parsed = parsedOf(data)
+  const issuerKey = bytesKey(new Uint8Array(issuer.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView))
+  const signed = (kind: string, index: number, check: () => Promise<boolean>) => {
+    const key = `${kind}${index}:${issuerKey}`
+    let verdict = parsed.signedBy.get(key)
+    if (!verdict) {
+      verdict = check().catch(() => false)
+      parsed.signedBy.set(key, verdict)
+    }
+    return verdict
+  }
   const found: RevocationEvidence[] = []
-  for (const der of data.ocspResponses) {
-    const evidence = await fromOcsp(der, certificate, issuer).catch(() => undefined)
+  for (const [index, basic] of parsed.ocsp.entries()) {
+    if (!basic) continue
+    if (!(await signed('ocsp', index, () => signedByIssuerOrResponder(basic, issuer)))) continue
+    const evidence = await fromOcsp(basic, certificate, issuer).catch(() => undefined)
     if (evidence) found.push(evidence)
   }
-  for (const der of data.crls) {
-    const evidence = await fromCrl(der, certificate, issuer).catch(() => undefined)
-    if (evidence) found.push(evidence)
+  for (const [index, crl] of parsed.crls.entries()) {
+    if (!crl?.issuer.isEqual(issuer.subject)) continue
+    if (!(await signed('crl', index, () => crl.verify({ issuerCertificate: issuer })))) continue
+    found.push(fromCrl(crl, certificate))
   }
   const revoked = found.filter((evidence) => evidence.state === 'revoked')
   if (revoked.length > 0) return revoked.sort((a, b) => a.revokedAt.getTime() - b.revokedAt.getTime())[0]!
@@ -47,12 +81,31 @@ export async function revocationEvidence(
   return good.sort((a, b) => b.at.getTime() - a.at.getTime())[0] ?? { state: 'unknown' }
 }
 
-async function fromOcsp(der: Uint8Array, certificate: Certificate, issuer: Certificate) {
-  const response = OCSPResponse.fromBER(buffer(der))
-  const bytes = response.responseBytes
-  if (response.responseStatus.valueBlock.valueDec !== 0 || bytes?.responseType !== OCSP_BASIC) return undefined
-  const basic = BasicOCSPResponse.fromBER(buffer(new Uint8Array(bytes.response.valueBlock.valueHexView)))
-  if (!(await signedByIssuerOrResponder(basic, issuer))) return undefined
+/** A successful OCSP response's BasicOCSPResponse; undefined for anything else. */
+function basicResponse(der: Uint8Array): BasicOCSPResponse | undefined {
+  try {
+    const response = OCSPResponse.fromBER(buffer(der))
+    const bytes = response.responseBytes
+    if (response.responseStatus.valueBlock.valueDec !== 0 || bytes?.responseType !== OCSP_BASIC) return undefined
+    return BasicOCSPResponse.fromBER(buffer(new Uint8Array(bytes.response.valueBlock.valueHexView)))
+  } catch {
+    return undefined
+  }
+}
+
+function revocationList(der: Uint8Array): CertificateRevocationList | undefined {
+  try {
+    const parsed = fromBER(buffer(der))
+    return parsed.offset === -1 ? undefined : new CertificateRevocationList({ schema: parsed.result })
+  } catch {
+    return undefined
+  }
+}
+
+const bytesKey = (bytes: Uint8Array) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+
+/** What a response its issuer signed says of `certificate`. */
+async function fromOcsp(basic: BasicOCSPResponse, certificate: Certificate, issuer: Certificate) {
   for (const single of basic.tbsResponseData.responses) {
     if (!(await isFor(single, certificate, issuer))) continue
     const status = single.certStatus as { idBlock: { tagNumber: number }; valueBlock: { value?: unknown[] } }
@@ -112,13 +165,8 @@ async function signedByIssuerOrResponder(basic: BasicOCSPResponse, issuer: Certi
   return false
 }
 
-async function fromCrl(der: Uint8Array, certificate: Certificate, issuer: Certificate) {
-  const parsed = fromBER(buffer(der))
-  if (parsed.offset === -1) return undefined
-  const crl = new CertificateRevocationList({ schema: parsed.result })
-  if (!crl.issuer.isEqual(issuer.subject) || !(await crl.verify({ issuerCertificate: issuer }).catch(() => false))) {
-    return undefined
-  }
+/** What a list its issuer signed says of `certificate`. */
+function fromCrl(crl: CertificateRevocationList, certificate: Certificate): RevocationEvidence {
   const entry = crl.revokedCertificates?.find((revoked) => revoked.userCertificate.isEqual(certificate.serialNumber))
   if (entry) return { state: 'revoked' as const, source: 'CRL' as const, revokedAt: entry.revocationDate.value }
   return { state: 'good' as const, source: 'CRL' as const, at: crl.thisUpdate.value }
