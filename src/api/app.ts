@@ -81,7 +81,15 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
     frameworkErrors,
     clientErrorHandler,
     // Node's own 400 for a request without Host is a bare one: the app answers it with a problem body instead.
-    http: { requireHostHeader: false },
+    // A request must arrive whole within REQUEST_TIMEOUT_MS (Node answers 408 and closes); Node looks for late ones
+    // every connectionsCheckingInterval, so that interval is a small part of the timeout. Given to Node's server at
+    // its creation: Node 20 ignores a requestTimeout set on the server afterwards, which is what Fastify's own does.
+    http: {
+      requireHostHeader: false,
+      requestTimeout: config.limits.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(250, Math.min(5_000, config.limits.requestTimeoutMs / 4)),
+    },
+    requestTimeout: config.limits.requestTimeoutMs,
     // Zod validates and serializes every schema here. Given as the factories rather than set after construction, so
     // that Fastify never loads its default compilers (Ajv and fast-json-stringify, ~80 ms of a start) to replace them.
     schemaController: { compilersFactory: ZOD_COMPILERS },
