@@ -156,6 +156,8 @@ const EnvSchema = z.object({
   LIBRARY_MAX_SIGNATURES: integer(500, 1),
   LIBRARY_MAX_SNIPPETS: integer(2_000, 1),
   LIBRARY_MAX_TOMBSTONES: integer(10_000, 1),
+  /** Library syncs per account a minute: each may carry 16 MiB to read and validate. */
+  LIBRARY_SYNCS_PER_USER_PER_MINUTE: integer(30, 1),
   LIBRARY_MAX_PNG_BYTES: integer(256 * 1024, 64),
   LIBRARY_CLOCK_SKEW_MS: integer(5 * 60_000),
   CODE_SENDS_PER_EMAIL_PER_HOUR: integer(5, 1),
@@ -336,6 +338,8 @@ export interface LibraryLimits {
   maxSnippets: number
   /** Deletion markers kept per user and kind; the oldest beyond this are forgotten. Also caps a sync's delete list. */
   maxTombstones: number
+  /** Syncs per account a minute. */
+  syncsPerUserPerMinute: number
   /** Decoded size of one signature PNG. */
   maxPngBytes: number
   /** How far past the server's clock a client timestamp may lie before the sync is rejected. */
@@ -560,6 +564,7 @@ export function loadConfig(env: Env): Config {
       maxSignatures: e.LIBRARY_MAX_SIGNATURES,
       maxSnippets: e.LIBRARY_MAX_SNIPPETS,
       maxTombstones: e.LIBRARY_MAX_TOMBSTONES,
+      syncsPerUserPerMinute: e.LIBRARY_SYNCS_PER_USER_PER_MINUTE,
       maxPngBytes: e.LIBRARY_MAX_PNG_BYTES,
       clockSkewMs: e.LIBRARY_CLOCK_SKEW_MS,
     },

@@ -26,25 +26,37 @@ export function sendProblem(reply: FastifyReply, problem: ProblemError): Fastify
     .send(JSON.stringify(problem.toBody()))
 }
 
+/**
+ * A problem body lists at most this many field errors, then says how many more there were: a body with a million
+ * unknown keys must not get a million-line answer (issue 38).
+ */
+export const MAX_FIELD_ERRORS = 20
+
 function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
   if (error instanceof ProblemError) return error
   if (hasZodFastifySchemaValidationErrors(error)) {
     const context = error.validationContext ?? 'body'
     const fieldPath = (path: string) =>
       context === 'body' ? path || '(body)' : [context, path].filter(Boolean).join('.')
-    const errors: ProblemFieldError[] = error.validation.flatMap((issue) => {
+    const errors: ProblemFieldError[] = []
+    let total = 0
+    for (const issue of error.validation) {
       const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.')
       // Every route refuses unknown fields (docs/api.md): one error per field, at the field's own path.
+      const keys = issue.keyword === 'unrecognized_keys' ? ((issue.params as { keys?: string[] }).keys ?? []) : []
       if (issue.keyword === 'unrecognized_keys') {
-        const keys = (issue.params as { keys?: string[] }).keys ?? []
-        return keys.map((key) => ({
-          path: fieldPath([path, key].filter(Boolean).join('.')),
-          message: 'is an unknown field',
-        }))
+        for (const key of keys.slice(0, MAX_FIELD_ERRORS - errors.length)) {
+          errors.push({ path: fieldPath([path, key].filter(Boolean).join('.')), message: 'is an unknown field' })
+        }
+        total += keys.length
+        continue
       }
-      return [{ path: fieldPath(path), message: issue.message ?? 'is invalid' }]
-    })
-    return new ProblemError(400, 'VALIDATION_FAILED', `The request ${context} is invalid`, { extensions: { errors } })
+      if (errors.length < MAX_FIELD_ERRORS)
+        errors.push({ path: fieldPath(path), message: issue.message ?? 'is invalid' })
+      total++
+    }
+    const extensions = total > errors.length ? { errors, moreErrors: total - errors.length } : { errors }
+    return new ProblemError(400, 'VALIDATION_FAILED', `The request ${context} is invalid`, { extensions })
   }
   if (isResponseSerializationError(error)) {
     return new ProblemError(500, 'INTERNAL_ERROR', 'The server could not complete the request', { cause: error })

@@ -20,6 +20,7 @@ import {
   SNIPPET_TEXT_MAX_CHARACTERS,
 } from '../../library/validation.ts'
 import type { AppInstance } from '../app-types.ts'
+import { boundedJsonBodies } from '../bounded-json-body.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -119,6 +120,21 @@ export async function libraryRoutes(app: AppInstance): Promise<void> {
   const security = [{ bearerAuth: [] }]
   // The token is checked on request, before a body of up to 16 MiB is read, parsed and validated for anyone.
   app.addHook('onRequest', app.authenticate)
+  // A sync's body is scanned as it arrives and refused as soon as it could be no library: deeper than a sync nests
+  // (body, kind, list, item: 4, with room for a misplaced level zod then names), or with more members and elements
+  // than the largest sync the limits allow (every list full, each item with all its fields).
+  boundedJsonBodies(app, {
+    maxBytes: config.limits.libraryBodyBytes,
+    maxDepth: 6,
+    maxValues: 8 + 6 * limits.maxSignatures + 7 * limits.maxSnippets + 2 * 3 * limits.maxTombstones,
+  })
+  const limitSyncs = app.limiter({
+    name: 'library-sync',
+    max: limits.syncsPerUserPerMinute,
+    timeWindowMs: 60_000,
+    what: 'library syncs',
+    key: (request) => request.user.id,
+  })
 
   // The library JSON is built by PostgreSQL and sent as text: the response schemas document it for OpenAPI, and
   // the tests check answers against them, but they are not run on every large response.
@@ -136,6 +152,8 @@ export async function libraryRoutes(app: AppInstance): Promise<void> {
   app.put(
     '/api/library/sync',
     {
+      // Counted before the body is read: a flood of syncs costs the instance no parsing.
+      onRequest: limitSyncs.onRequest,
       bodyLimit: config.limits.libraryBodyBytes,
       schema: {
         tags: ['library'],
@@ -147,6 +165,7 @@ export async function libraryRoutes(app: AppInstance): Promise<void> {
           401: ProblemSchema,
           409: ProblemSchema,
           413: ProblemSchema,
+          429: ProblemSchema,
         },
       },
     },
