@@ -117,6 +117,11 @@ const EnvSchema = z.object({
    */
   TSA_TRUSTED_CERTIFICATES: optionalString,
   PUBLIC_RPC_URL: optionalString,
+  /**
+   * The embedded chain's loopback port (no RPC_URL): stable across starts for tools that talk to it directly; by
+   * default the one after PORT (a free one when PORT is 0). Never published: `/api/info` names the read-only /rpc.
+   */
+  EMBEDDED_CHAIN_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   EXPLORER_TX_URL: optionalString,
   /** The API the verification page calls; empty: the origin that serves the page. */
   WEB_API_BASE_URL: optionalString,
@@ -248,6 +253,8 @@ export interface Config {
     /** Set when RELAYER_SIGNER is pkcs11: the relayer keys are on this token and relayerPrivateKeys is empty. */
     pkcs11: Pkcs11Config | undefined
     publicRpcUrl: string | undefined
+    /** The embedded anvil's port; 0, a free one. */
+    embeddedPort: number
     explorerTxUrl: string | undefined
     pollingIntervalMs: number
   }
@@ -498,6 +505,7 @@ export function loadConfig(env: Env): Config {
       relayerPrivateKeys: e.RELAYER_PRIVATE_KEY as `0x${string}`[],
       pkcs11,
       publicRpcUrl: e.PUBLIC_RPC_URL,
+      embeddedPort: e.EMBEDDED_CHAIN_PORT ?? (e.PORT === 0 || e.PORT === 65_535 ? 0 : e.PORT + 1),
       explorerTxUrl: e.EXPLORER_TX_URL,
       // A local chain answers in milliseconds; a public one mines every few seconds.
       pollingIntervalMs: e.CHAIN_POLLING_INTERVAL_MS ?? (e.RPC_URL.length === 0 ? 20 : 1000),

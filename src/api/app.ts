@@ -41,6 +41,7 @@ import { healthRoutes } from './routes/health.ts'
 import { infoRoutes } from './routes/info.ts'
 import { libraryRoutes } from './routes/library.ts'
 import { pdfSignatureRoutes } from './routes/pdf-signatures.ts'
+import { publicRpcRoutes } from './routes/public-rpc.ts'
 import { relayRoutes } from './routes/relay.ts'
 import { VERIFY_PATH_PREFIX, verifyRoutes } from './routes/verify.ts'
 import { webRoutes } from './routes/web.ts'
@@ -170,6 +171,7 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   await app.register(signInCleanupPlugin)
   await app.register(healthRoutes)
   await app.register(infoRoutes)
+  await app.register(publicRpcRoutes)
   await app.register(relayRoutes)
   await app.register(anchorHistoryRoutes)
   await app.register(accountRoutes)

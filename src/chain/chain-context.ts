@@ -14,8 +14,16 @@ export interface ChainContext {
   signerHealth?: SignerHealth
   /** Ends what the signers hold open (the token processes). */
   closeSigners?: () => void
-  /** A JSON-RPC URL verifiers may use themselves; never one that carries credentials. */
+  /**
+   * A JSON-RPC URL verifiers may use themselves; never one that carries credentials. Null with an embedded chain
+   * (`embeddedRpcUrl`): the service then publishes its own read-only route to it.
+   */
   publicRpcUrl: string | null
+  /**
+   * The embedded anvil's own URL: it answers every method (writes, `anvil_*`), so it is never published; the service's
+   * read-only route (`/rpc`) forwards reads to it.
+   */
+  embeddedRpcUrl?: string
   /** Explorer link template containing `{txHash}`, or null. */
   explorerTxUrl: string | null
 }

@@ -25,7 +25,11 @@ export async function connectChain(
   const { chain: settings } = config
   if (settings.rpcUrls.length === 0) {
     const anvilLogger = logger.child({ component: 'anvil' })
-    const embedded = await startEmbeddedChain({ dataDir, log: (line) => anvilLogger.debug(line) })
+    const embedded = await startEmbeddedChain({
+      dataDir,
+      port: settings.embeddedPort,
+      log: (line) => anvilLogger.debug(line),
+    })
     const chain: ChainContext = {
       client: createChainClient({
         rpcUrls: [embedded.rpcUrl],
@@ -35,8 +39,9 @@ export async function connectChain(
       chainId: embedded.chainId,
       contractAddress: embedded.contractAddress,
       relayers: embedded.relayerPrivateKeys.map((key) => privateKeyToAccount(key)),
-      // The embedded chain listens on loopback only, so its URL is as public as this development service.
-      publicRpcUrl: settings.publicRpcUrl ?? embedded.rpcUrl,
+      // anvil answers every method, writes and `anvil_*` included: only the service's read-only route is published.
+      publicRpcUrl: settings.publicRpcUrl ?? null,
+      embeddedRpcUrl: embedded.rpcUrl,
       explorerTxUrl: settings.explorerTxUrl ?? null,
     }
     return { chain, embedded }

@@ -14,6 +14,8 @@ export interface StartEmbeddedChainOptions {
   relayerCount?: number
   /** Receives anvil's output lines. */
   log?: (line: string) => void
+  /** Loopback port anvil listens on (EMBEDDED_CHAIN_PORT); 0, a free one. */
+  port?: number
 }
 
 export interface EmbeddedChain {
@@ -49,7 +51,12 @@ export async function startEmbeddedChain(options: StartEmbeddedChainOptions): Pr
   const relayerPrivateKeys = relayerIndexes.map(anvilPrivateKey)
   const owner = anvilAccount(0)
 
-  const anvil = await startAnvil({ stateFile: join(dir, 'anvil-state.json'), chainId: CHAIN_ID, log: options.log })
+  const anvil = await startAnvil({
+    stateFile: join(dir, 'anvil-state.json'),
+    chainId: CHAIN_ID,
+    log: options.log,
+    port: options.port,
+  })
   try {
     const transport = http(anvil.rpcUrl)
     const publicClient: PublicClient = createPublicClient({ transport, pollingInterval: LOCAL_POLLING_INTERVAL_MS })

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createPublicClient, createWalletClient, type Hash, http } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../bench/soak/free-port.ts'
 import { anvilAccount } from '../../src/chain/anvil-accounts.ts'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
 import { createTestDatabase, type TestDatabase, testPostgresUrl } from '../helpers/database.ts'
@@ -32,7 +33,10 @@ describe('the service process on embedded defaults', () => {
 
   it('starts, serves, stops on SIGTERM and comes back with the same chain state', async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'anchor-acceptance-'))
-    env = { DATA_DIR: dataDir }
+    // The embedded chain's own port, which only tools on this machine use: the same at every start.
+    const chainPort = await freePort()
+    const chainUrl = `http://127.0.0.1:${chainPort}`
+    env = { DATA_DIR: dataDir, EMBEDDED_CHAIN_PORT: String(chainPort) }
     if (testPostgresUrl !== undefined) {
       database = await createTestDatabase()
       env.DATABASE_URL = database.url!
@@ -53,10 +57,19 @@ describe('the service process on embedded defaults', () => {
     })
     expect(preflight.headers.get('access-control-allow-origin')).toBe(server.url)
 
-    // An anchor sent straight to the embedded chain by the service's relayer account.
+    // What is published reads the chain through the service and writes nothing.
+    expect(info.publicRpcUrl).toBe(`${server.url}/rpc`)
+    const write = await fetch(info.publicRpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_impersonateAccount', params: [info.relayers[0]] }),
+    })
+    expect(((await write.json()) as { error: { code: number } }).error.code).toBe(-32601)
+
+    // An anchor sent straight to the embedded chain, at its own port, by the service's relayer account.
     const relayer = anvilAccount(1)
     expect(info.relayers).toEqual([relayer.address.toLowerCase()])
-    const wallet = createWalletClient({ account: relayer, transport: http(info.publicRpcUrl) })
+    const wallet = createWalletClient({ account: relayer, transport: http(chainUrl) })
     const publicClient = createPublicClient({ transport: http(info.publicRpcUrl), pollingInterval: 20 })
     const txHash: Hash = await wallet.writeContract({
       chain: null,
@@ -69,11 +82,13 @@ describe('the service process on embedded defaults', () => {
 
     expect(await server.stop('SIGTERM')).toBe(0)
     expect(server.output.join('\n')).toContain('"msg":"stopped"')
-    await expect(fetch(`${info.publicRpcUrl}`, { method: 'POST' })).rejects.toThrow()
+    await expect(fetch(chainUrl, { method: 'POST' })).rejects.toThrow()
 
     server = await startServerProcess(env)
     const again = (await (await fetch(`${server.url}/api/info`)).json()) as Info
     expect(again.contractAddress).toBe(info.contractAddress)
+    // The chain's port is the same as before: a tool pointed at it keeps working.
+    expect(await createPublicClient({ transport: http(chainUrl) }).getChainId()).toBe(31337)
     const afterRestart = createPublicClient({ transport: http(again.publicRpcUrl) })
     const receiptAgain = await afterRestart.getTransactionReceipt({ hash: txHash })
     expect(receiptAgain.blockNumber).toBe(receipt.blockNumber)

@@ -4,6 +4,7 @@ import { certificatePem } from '../../pdf-signing/certificates.ts'
 import { statusUrlsOf } from '../../pdf-signing/signer-certificate.ts'
 import { SERVICE_VERSION } from '../../version.ts'
 import type { AppInstance } from '../app-types.ts'
+import { READ_ONLY_RPC_PATH } from './public-rpc.ts'
 
 const InfoSchema = z.object({
   chainId: z.number().int(),
@@ -36,7 +37,9 @@ export async function infoRoutes(app: AppInstance): Promise<void> {
     chainId: chain.chainId,
     contractAddress: chain.contractAddress.toLowerCase(),
     relayers: chain.relayers.map((account) => account.address.toLowerCase()),
-    publicRpcUrl: chain.publicRpcUrl,
+    // The embedded chain is read through the service's own read-only route, never at anvil's port.
+    publicRpcUrl:
+      chain.publicRpcUrl ?? (chain.embeddedRpcUrl === undefined ? null : `${config.publicUrl}${READ_ONLY_RPC_PATH}`),
     explorerTxUrl: chain.explorerTxUrl,
     verifyBaseUrl: config.verifyBaseUrl,
     pdfSigning: {
