@@ -78,3 +78,41 @@ export async function readIndexedChain(
   }
   return indexed
 }
+
+/** A successor as the database knows it, with what the service attests of the account that relayed it. */
+export interface SuccessorRow {
+  tx_hash: string
+  composite_hash: string
+  identity_commitment: string | null
+  attested_trust: string | null
+  attested_verified: boolean | null
+}
+
+/** How many anchors the database knows that name `txHash` as their previous (failed relays aside). */
+export async function countSuccessors(query: RawQuery, txHash: Hash): Promise<number> {
+  if (parseTxHashParam(txHash) !== txHash) throw new TypeError('countSuccessors takes a lower-case transaction hash')
+  const [row] = await query<{ n: number | string }>(
+    `SELECT count(*) AS n FROM anchors WHERE previous_tx_hash = '${txHash}' AND status <> 'failed'`,
+  )
+  return Number(row?.n ?? 0)
+}
+
+/**
+ * The successors of `txHash` from the `offset`-th on, in the order verify_index lists them (when relayed, then the
+ * hash), `limit` at most: the pages after the ones a verification lists.
+ */
+export async function readSuccessorPage(
+  query: RawQuery,
+  txHash: Hash,
+  offset: number,
+  limit: number,
+): Promise<SuccessorRow[]> {
+  if (parseTxHashParam(txHash) !== txHash || !Number.isSafeInteger(offset) || !Number.isSafeInteger(limit)) {
+    throw new TypeError('readSuccessorPage takes a lower-case transaction hash and integer bounds')
+  }
+  return query<SuccessorRow>(
+    `SELECT tx_hash, composite_hash, identity_commitment, attested_trust, attested_verified
+       FROM anchors WHERE previous_tx_hash = '${txHash}' AND status <> 'failed'
+      ORDER BY created_at, tx_hash OFFSET ${offset} LIMIT ${limit}`,
+  )
+}

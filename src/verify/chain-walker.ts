@@ -3,7 +3,7 @@ import { type AnchoredEvent, type IdentityAttestation, ZERO_TX_HASH } from '@doc
 import type { Hash } from 'viem'
 import type { RawQuery } from '../db/database.ts'
 import { type ChainEntry, toChainEntry } from './anchor-entry.ts'
-import { type IndexedChain, readIndexedChain } from './anchor-index.ts'
+import { countSuccessors, type IndexedChain, readIndexedChain, readSuccessorPage } from './anchor-index.ts'
 import type { AnchorLookup, AnchorReader } from './anchor-reader.ts'
 import type { ChainLinkIndex } from './chain-link-index.ts'
 import { AnchorNotFoundError, ChainTooDeepError } from './errors.ts'
@@ -29,8 +29,14 @@ export interface VerifiedChain {
   anchor: AttestedEntry
   /** First signature to the requested one, inclusive. */
   chain: AttestedEntry[]
-  /** Anchors naming the requested one as previous, confirmed on chain, in chain order. */
+  /** Anchors naming the requested one as previous, confirmed on chain, in chain order: the first relayed. */
   successors: AttestedEntry[]
+  /**
+   * How many more anchors the service knows that name the requested one as previous, past the first
+   * `maxSuccessors` relayed: anyone may anchor after any document, so these are listed on request
+   * (successorPage), never dropped in silence.
+   */
+  moreSuccessors: number
   /** Byte for byte as stored; null when the service holds none for this anchor. */
   encryptedPayload: string | null
   /** The service erased this anchor's ciphertext at its signer's request (the account was deleted). */
@@ -100,16 +106,11 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
   }
   chain.reverse()
 
-  const successors = indexed.successors
-    .map((hash) => known.get(hash))
-    .filter((anchor): anchor is AnchoredEvent => !!anchor && anchor.previousTxHash === txHash)
-    .sort((a, b) =>
-      a.blockNumber === b.blockNumber
-        ? a.transactionIndex - b.transactionIndex
-        : a.blockNumber < b.blockNumber
-          ? -1
-          : 1,
-    )
+  const successors = inChainOrder(
+    indexed.successors
+      .map((hash) => known.get(hash))
+      .filter((anchor): anchor is AnchoredEvent => !!anchor && anchor.previousTxHash === txHash),
+  )
 
   // The stored ciphertext belongs to the row's composite hash; it is returned only when the chain agrees.
   const row = indexed.chain[0]
@@ -120,10 +121,15 @@ export async function walkChain(deps: WalkDependencies, txHash: Hash): Promise<V
     const attestation = stored?.compositeHash === record.compositeHash ? stored.attestation : null
     return { ...toChainEntry(record), attestation }
   }
+  const moreSuccessors =
+    indexed.successors.length < deps.maxSuccessors
+      ? 0
+      : Math.max(0, (await countSuccessors(deps.query, txHash)) - deps.maxSuccessors)
   return {
     anchor: attested(requested),
     chain: chain.map(attested),
     successors: successors.map(attested),
+    moreSuccessors,
     encryptedPayload: payloadMatches ? (indexed.encryptedPayload ?? null) : null,
     payloadErased: payloadMatches && indexed.payloadErased,
   }
@@ -163,4 +169,51 @@ function lookupIndex(deps: WalkDependencies, txHash: Hash): Promise<IndexedChain
 
 function nextTick(): Promise<void> {
   return new Promise((resolve) => process.nextTick(resolve))
+}
+
+function inChainOrder(anchors: AnchoredEvent[]): AnchoredEvent[] {
+  return anchors.sort((a, b) =>
+    a.blockNumber === b.blockNumber ? a.transactionIndex - b.transactionIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+  )
+}
+
+export interface SuccessorPage {
+  /** Confirmed on chain, in chain order. */
+  successors: AttestedEntry[]
+  /** Where the next page starts; null when this was the last. */
+  nextOffset: number | null
+}
+
+/**
+ * The successors of `txHash` past the first `offset` the service knows (in the order relayed), each checked on chain
+ * as a walk checks them: what a verification's `moreSuccessors` counts, a page at a time.
+ */
+export async function successorPage(deps: WalkDependencies, txHash: Hash, offset: number): Promise<SuccessorPage> {
+  const rows = await readSuccessorPage(deps.query, txHash, offset, deps.maxSuccessors)
+  const read = await deps.reader.read(rows.map((row) => row.tx_hash as Hash))
+  const byHash = new Map(rows.map((row) => [row.tx_hash, row]))
+  const confirmed = inChainOrder(
+    [...read.values()].filter((anchor): anchor is AnchoredEvent => !!anchor && anchor.previousTxHash === txHash),
+  )
+  return {
+    successors: confirmed.map((anchor) => {
+      const row = byHash.get(anchor.txHash)
+      const attested =
+        row?.composite_hash === anchor.compositeHash &&
+        row.identity_commitment !== null &&
+        row.attested_trust !== null &&
+        row.attested_verified !== null
+      return {
+        ...toChainEntry(anchor),
+        attestation: attested
+          ? {
+              trust: row.attested_trust as IdentityAttestation['trust'],
+              verified: row.attested_verified!,
+              identityCommitment: row.identity_commitment!,
+            }
+          : null,
+      }
+    }),
+    nextOffset: rows.length < deps.maxSuccessors ? null : offset + rows.length,
+  }
 }

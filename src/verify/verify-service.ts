@@ -4,7 +4,13 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Counter } from 'prom-client'
 import type { Hash } from 'viem'
 import { ChainUnavailableError } from '../chain/chain-errors.ts'
-import { type VerifiedChain, type WalkDependencies, walkChain } from './chain-walker.ts'
+import {
+  type SuccessorPage,
+  successorPage,
+  type VerifiedChain,
+  type WalkDependencies,
+  walkChain,
+} from './chain-walker.ts'
 import { VerifyError, verifyErrorOf } from './errors.ts'
 import type { CachedResult, ResultCache, VerifiedResult } from './result-cache.ts'
 import { SingleFlight } from './single-flight.ts'
@@ -85,6 +91,11 @@ export class VerifyService {
    * the chain is down. Rejects with AnchorNotFoundError or ChainTooDeepError (remembered for a few seconds), or with
    * ChainUnavailableError when there is nothing to serve.
    */
+  /** The successors past the first `offset` relayed, checked on chain: what `moreSuccessors` counts, a page at a time. */
+  successorPage(txHash: Hash, offset: number): Promise<SuccessorPage> {
+    return successorPage(this.#options.walk, txHash, offset)
+  }
+
   async verify(txHash: Hash): Promise<VerifiedResult> {
     // Before the cache is read: a stale copy read now must not be served once its transaction is forgotten.
     const generation = this.#generation
@@ -160,6 +171,7 @@ function serializeVerified(txHash: Hash, verified: VerifiedChain): string {
     encryptedPayload: verified.encryptedPayload,
     payloadErased: verified.payloadErased,
     successors: verified.successors,
+    moreSuccessors: verified.moreSuccessors,
     attestation: anchor.attestation,
   })
 }

@@ -99,6 +99,7 @@ describe('GET /api/verify/:txHash', () => {
         encryptedPayload: payloadOf(tip),
         payloadErased: false,
         successors: [],
+        moreSuccessors: 0,
         attestation: null,
       })
       expect(Object.keys(body)).toEqual([
@@ -111,6 +112,7 @@ describe('GET /api/verify/:txHash', () => {
         'encryptedPayload',
         'payloadErased',
         'successors',
+        'moreSuccessors',
         'attestation',
       ])
     })

@@ -35,13 +35,14 @@ function entry(txHash: string, previousTxHash: string, composite = hash('cc')): 
 }
 
 function record(chain: ChainEntry[], encryptedPayload: string | null, successors: ChainEntry[] = []): VerifyRecord {
-  return { ...chain.at(-1)!, chain, encryptedPayload, payloadErased: false, successors }
+  return { ...chain.at(-1)!, chain, encryptedPayload, payloadErased: false, successors, moreSuccessors: 0 }
 }
 
 /** Answers every lookup with `answer`. */
 const answering = (answer: VerifyAnswer): ApiClient => ({
   verify: async () => answer,
   info: async () => undefined,
+  successorPage: async () => undefined,
 })
 
 async function sealed(plaintext: string) {
@@ -167,6 +168,7 @@ describe('verifyLink', () => {
     const refusing: ApiClient = {
       verify: () => Promise.reject(new Error('must not be called')),
       info: async () => undefined,
+      successorPage: async () => undefined,
     }
     expect(await verifyLink({ txHash: undefined, key: undefined }, refusing)).toEqual({ kind: 'invalid-link' })
   })

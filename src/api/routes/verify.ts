@@ -90,8 +90,23 @@ const VerifyResponseSchema = z.object({
     .describe(
       'The ciphertext was erased at the signer’s request (their account was deleted); the chain still holds the anchor',
     ),
-  successors: z.array(ChainEntrySchema).describe('Confirmed anchors naming this one as their previous'),
+  successors: z
+    .array(ChainEntrySchema)
+    .describe('Confirmed anchors naming this one as their previous: the first VERIFY_MAX_SUCCESSORS relayed'),
+  moreSuccessors: z
+    .number()
+    .int()
+    .describe('Further anchors naming this one, not listed: GET …/successors?offset=VERIFY_MAX_SUCCESSORS lists them'),
   attestation: AttestationSchema,
+})
+
+const SuccessorPageSchema = z.object({
+  successors: z.array(ChainEntrySchema).describe('Confirmed on chain, in chain order'),
+  nextOffset: z.number().int().nullable().describe('The offset of the next page; null after the last'),
+})
+
+const SuccessorQuerySchema = z.strictObject({
+  offset: z.coerce.number().int().min(0).max(1_000_000).describe('Successors to skip, in the order relayed'),
 })
 
 export async function verifyRoutes(app: AppInstance): Promise<void> {
@@ -142,6 +157,29 @@ export async function verifyRoutes(app: AppInstance): Promise<void> {
       if (hit === undefined) return verifyAndSend(request.params.txHash, request.headers['if-none-match'], reply)
       sendVerified(reply as unknown as FastifyReply, hit, cacheControl, request.headers['if-none-match'])
       return undefined
+    },
+  )
+
+  app.get(
+    `${VERIFY_PATH_PREFIX}:txHash/successors`,
+    {
+      onRequest: [publicAnswerHeaders, limitPerIp.onRequest],
+      schema: {
+        tags: ['verify'],
+        summary: 'The anchors naming this one as their previous, past the first ones a verification lists',
+        params: ParamsSchema,
+        querystring: SuccessorQuerySchema,
+        response: { 200: SuccessorPageSchema, 400: ProblemSchema, 429: ProblemSchema, 502: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      try {
+        const page = await service.successorPage(request.params.txHash, request.query.offset)
+        reply.header('cache-control', cacheControl(Date.now() + settings.cacheTtlSeconds * 1000))
+        return page
+      } catch (error) {
+        throw domainProblem(error, {})?.problem ?? error
+      }
     },
   )
 

@@ -2,7 +2,7 @@
 // needs to know; nothing the service says is shown unchecked, and no request carries the key (it lives in the
 // fragment, which fetch never sends), a cookie or a referrer (the client sends neither).
 import { AnchorApiError, createAnchorClient } from '@docanchor/client'
-import { parseVerifyRecord, type VerifyRecord } from './verify-record.ts'
+import { type ChainEntry, parseSuccessorPage, parseVerifyRecord, type VerifyRecord } from './verify-record.ts'
 
 const REQUEST_TIMEOUT_MS = 20_000
 
@@ -33,6 +33,13 @@ export interface ApiClient {
   verify(txHash: string): Promise<VerifyAnswer>
   /** Undefined when the service cannot say; the page then shows hashes without explorer links. */
   info(): Promise<ServiceInfo | undefined>
+  /** Further successors of `txHash` past the first `offset` (a verification's `moreSuccessors`); undefined on failure. */
+  successorPage(txHash: string, offset: number): Promise<SuccessorPage | undefined>
+}
+
+export interface SuccessorPage {
+  successors: ChainEntry[]
+  nextOffset: number | null
 }
 
 /** `apiBase` is '' for the page's own origin, or an absolute URL without a trailing slash. */
@@ -46,6 +53,14 @@ export function createApiClient(apiBase: string, fetchImpl: typeof fetch = fetch
         return record ? { kind: 'found', record } : { kind: 'unavailable', reason: 'server' }
       } catch (error) {
         return unavailableOrMissing(error)
+      }
+    },
+
+    async successorPage(txHash, offset) {
+      try {
+        return parseSuccessorPage(await api.successorPage(txHash, offset))
+      } catch {
+        return undefined
       }
     },
 

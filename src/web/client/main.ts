@@ -25,7 +25,9 @@ async function check(): Promise<void> {
   const link = parseLink(window.location.pathname, window.location.hash)
   const info = api.info()
   const verdict = await verifyLink(link, api)
-  renderVerdict(verdict, await info, verdictSlot, details)
+  const txHash = 'record' in verdict ? verdict.record.txHash : undefined
+  const loadSuccessors = txHash ? (offset: number) => api.successorPage(txHash, offset) : undefined
+  renderVerdict(verdict, await info, verdictSlot, details, loadSuccessors)
   performance.mark('verdict-rendered')
 }
 

@@ -1,7 +1,7 @@
 // The sections under the verdict: who signed (only when verified), the document fingerprint, the whole chain of
 // signatures with this QR code's place in it, and the values anyone can check on the blockchain without us.
 import type { AnchorPayload, IdentityDecision } from '@docanchor/client'
-import type { ServiceInfo } from './api-client.ts'
+import type { ServiceInfo, SuccessorPage } from './api-client.ts'
 import { type Child, h, srOnly, untrusted } from './dom.ts'
 import { identityFact, NOT_ATTESTED_NOTE } from './identity-text.ts'
 import { formatLocal, formatUtc, toDate } from './time-format.ts'
@@ -121,17 +121,27 @@ function chainItem(entry: ChainEntry, label: string, info: ServiceInfo | undefin
   )
 }
 
+/** Loads the successors past the first `offset` (the service's `GET …/successors`); undefined when it failed. */
+export type LoadSuccessors = (offset: number) => Promise<SuccessorPage | undefined>
+
 export function chainSection(
   record: VerifyRecord,
   info: ServiceInfo | undefined,
   title = 'Signatures on this document',
+  loadSuccessors?: LoadSuccessors,
 ): HTMLElement {
   const total = record.chain.length
   const intro =
     total === 1
       ? 'This is the document’s first signature.'
       : `This is signature ${total} of the document; the earlier ones are listed first. Their details can be read only with their own QR codes.`
-  const successors = record.successors
+  const { successors, moreSuccessors } = record
+  const known = successors.length + moreSuccessors
+  const list = h(
+    'ol',
+    { class: 'chain', start: total + 1 },
+    ...successors.map((entry) => chainItem(entry, `Signature ${total + 1}`, info, false)),
+  )
   return section(
     'chain-title',
     title,
@@ -141,26 +151,62 @@ export function chainSection(
       { class: 'chain' },
       ...record.chain.map((entry, index) => chainItem(entry, `Signature ${index + 1}`, info, index === total - 1)),
     ),
-    successors.length > 0
+    successors.length > 0 || moreSuccessors > 0
       ? h(
           'div',
           {},
           h('h3', {}, 'Signed after this one'),
-          successors.length > 1
+          known > 1
             ? h(
                 'p',
                 {},
-                `${successors.length} later signatures continue from this one: the chain branches, so copies of the document differ.`,
+                `${known} later signatures continue from this one: the chain branches, so copies of the document differ.`,
               )
             : h('p', {}, 'The document was signed again after this signature; the later version has its own QR code.'),
-          h(
-            'ol',
-            { class: 'chain', start: total + 1 },
-            ...successors.map((entry) => chainItem(entry, `Signature ${total + 1}`, info, false)),
-          ),
+          list,
+          moreSuccessors > 0 && loadSuccessors
+            ? moreSuccessorsControl(moreSuccessors, successors.length, loadSuccessors, (entries) =>
+                list.append(...entries.map((entry) => chainItem(entry, `Signature ${total + 1}`, info, false))),
+              )
+            : null,
         )
       : null,
   )
+}
+
+/**
+ * Anyone may anchor after any document, so a flood of anchors naming this one could push the real countersignature
+ * past the first ones listed: the rest are counted and shown on request, never dropped in silence.
+ */
+function moreSuccessorsControl(
+  count: number,
+  offset: number,
+  load: LoadSuccessors,
+  show: (entries: ChainEntry[]) => void,
+): HTMLElement {
+  const note = h(
+    'p',
+    { class: 'more-successors' },
+    `${count} more not listed above: the first ones anchored are shown. Anyone can anchor after any document, so ` +
+      'look for the signer you expect among all of them.',
+  )
+  const button = h('button', { type: 'button', class: 'more-successors' }, `Show the other ${count}`)
+  let next: number | null = offset
+  button.addEventListener('click', async () => {
+    if (next === null) return
+    button.setAttribute('disabled', '')
+    const page = await load(next)
+    button.removeAttribute('disabled')
+    if (!page) {
+      button.textContent = 'They could not be loaded: try again'
+      return
+    }
+    show(page.successors)
+    next = page.nextOffset
+    if (next === null) button.remove()
+    else button.textContent = 'Show more'
+  })
+  return h('div', {}, note, button)
 }
 
 export function technicalSection(record: VerifyRecord, info: ServiceInfo | undefined): HTMLElement {

@@ -1,7 +1,13 @@
 // Puts a verdict on the page: replaces the verdict banner and the sections below it, and names the tab after it.
 import type { ServiceInfo } from './api-client.ts'
 import { h, plainText } from './dom.ts'
-import { chainSection, documentSection, signerSection, technicalSection } from './render-details.ts'
+import {
+  chainSection,
+  documentSection,
+  type LoadSuccessors,
+  signerSection,
+  technicalSection,
+} from './render-details.ts'
 import { verdictText } from './verdict-text.ts'
 import type { Verdict } from './verify-flow.ts'
 
@@ -24,6 +30,7 @@ export function renderVerdict(
   info: ServiceInfo | undefined,
   verdictSlot: HTMLElement,
   details: HTMLElement,
+  loadSuccessors?: LoadSuccessors,
 ): void {
   const text = verdictText(verdict)
   const retry = text.retry ? h('button', { type: 'button', class: 'retry' }, 'Try again') : null
@@ -48,12 +55,12 @@ export function renderVerdict(
     details.replaceChildren(
       signerSection(verdict.payload, verdict.record, verdict.identity),
       documentSection(verdict.payload),
-      chainSection(verdict.record, info),
+      chainSection(verdict.record, info, undefined, loadSuccessors),
       technicalSection(verdict.record, info),
     )
   } else if ('record' in verdict) {
     details.replaceChildren(
-      chainSection(verdict.record, info, 'What the blockchain records'),
+      chainSection(verdict.record, info, 'What the blockchain records', loadSuccessors),
       technicalSection(verdict.record, info),
     )
   } else if (verdict.kind === 'not-found') {

@@ -25,6 +25,8 @@ export interface VerifyRecord extends ChainEntry {
   /** The service erased the ciphertext at the signer's request (their account was deleted). */
   payloadErased: boolean
   successors: ChainEntry[]
+  /** Further anchors naming this one, not listed: the page asks for them on request. */
+  moreSuccessors: number
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -78,7 +80,25 @@ export function parseVerifyRecord(value: unknown): VerifyRecord | undefined {
   }
   // A service that predates erasure does not say: it never erased anything.
   const payloadErased = value.payloadErased === true && encryptedPayload === null
-  return { ...head, chain, encryptedPayload, payloadErased, successors }
+  // A service that predates the count lists every successor it knows.
+  const moreSuccessors =
+    typeof value.moreSuccessors === 'number' && Number.isSafeInteger(value.moreSuccessors) && value.moreSuccessors > 0
+      ? value.moreSuccessors
+      : 0
+  return { ...head, chain, encryptedPayload, payloadErased, successors, moreSuccessors }
+}
+
+/** A page of further successors (`GET /api/verify/:txHash/successors`), when `value` has its shape. */
+export function parseSuccessorPage(
+  value: unknown,
+): { successors: ChainEntry[]; nextOffset: number | null } | undefined {
+  if (!isRecord(value)) return undefined
+  const successors = toEntries(value.successors)
+  const { nextOffset } = value
+  if (!successors || (nextOffset !== null && !(typeof nextOffset === 'number' && Number.isSafeInteger(nextOffset)))) {
+    return undefined
+  }
+  return { successors, nextOffset }
 }
 
 /**

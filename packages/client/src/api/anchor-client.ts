@@ -37,6 +37,8 @@ import {
   SignerCertificateSchema,
   type SignInResult,
   SignInSchema,
+  type SuccessorPage,
+  SuccessorPageSchema,
   type VerifyCodeBody,
   type VerifyResult,
   VerifySchema,
@@ -123,6 +125,11 @@ export interface AnchorClient {
   deleteAccount(options?: CallOptions): Promise<void>
   /** The public verification of a transaction: `0x` + 64 hex, or its 43-character base64url form. */
   verify(txHash: string, options?: CallOptions): Promise<VerifyResult>
+  /**
+   * The anchors naming `txHash` as their previous past the first `offset` relayed (a verification lists the first
+   * ones and counts the rest in `moreSuccessors`), checked on chain.
+   */
+  successorPage(txHash: string, offset: number, options?: CallOptions): Promise<SuccessorPage>
   /** verify, with null for a transaction that anchors nothing (404 `ANCHOR_NOT_FOUND`): checkSignedPdf's `verify`. */
   lookupAnchor(txHash: string, options?: CallOptions): Promise<VerifyResult | null>
   library: {
@@ -322,6 +329,13 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
       call(VerifySchema, {
         method: 'GET',
         path: `/api/verify/${encodeURIComponent(txHash)}`,
+        signal: callOptions?.signal,
+        anonymous: true,
+      }),
+    successorPage: (txHash, offset, callOptions) =>
+      call(SuccessorPageSchema, {
+        method: 'GET',
+        path: `/api/verify/${encodeURIComponent(txHash)}/successors?offset=${offset}`,
         signal: callOptions?.signal,
         anonymous: true,
       }),

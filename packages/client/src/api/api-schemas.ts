@@ -131,6 +131,8 @@ export const VerifySchema = z.object({
   /** The ciphertext was erased at the signer's request (their account was deleted). */
   payloadErased: z.boolean(),
   successors: z.array(ChainEntrySchema),
+  /** Further anchors naming this one, not listed (`GET /api/verify/:txHash/successors?offset=`). */
+  moreSuccessors: z.number().int().min(0),
 })
 
 export const LibrarySignatureSchema = z.object({
@@ -269,6 +271,13 @@ export type AnchorPage = z.infer<typeof AnchorPageSchema>
 export type AccountExport = z.infer<typeof AccountExportSchema>
 export type ChainEntry = z.infer<typeof ChainEntrySchema>
 export type VerifyResult = z.infer<typeof VerifySchema>
+
+/** `GET /api/verify/:txHash/successors?offset=`: the anchors naming one as previous, past those its verify lists. */
+export const SuccessorPageSchema = z.object({
+  successors: z.array(ChainEntrySchema),
+  nextOffset: z.number().int().min(0).nullable(),
+})
+export type SuccessorPage = z.infer<typeof SuccessorPageSchema>
 export type LibrarySignature = z.infer<typeof LibrarySignatureSchema>
 export type LibrarySnippet = z.infer<typeof LibrarySnippetSchema>
 export type Library = z.infer<typeof LibrarySchema>
