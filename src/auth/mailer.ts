@@ -40,8 +40,10 @@ export async function createMailer(options: MailerOptions): Promise<Mailer> {
   return {
     sendSignInCode(to, code) {
       if (transport === undefined) {
-        // The one place a code is written anywhere but an e-mail: development without SMTP.
+        // The one place a code is written anywhere but an e-mail: development without SMTP. Besides the JSON log line,
+        // a plain one on the terminal, set apart, where the person who just asked for it looks (the README says so).
         logger.warn(`Sign-in code for ${to}: ${code} (development only: SMTP_URL is not set, so codes are logged)`)
+        process.stderr.write(`\n    Sign-in code for ${to}: ${code}    (development: SMTP_URL is not set)\n\n`)
         deliveries.inc({ outcome: 'logged' })
         return
       }

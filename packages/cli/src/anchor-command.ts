@@ -111,8 +111,9 @@ function overview(): string {
     '',
     ...names.map((name) => `  ${name.padEnd(width)}  ${anchorCommands[name]!.summary}`),
     '',
-    'The service is --service <url>, else ANCHOR_URL, else http://127.0.0.1:3000. ANCHOR_TOKEN overrides the',
-    'stored login. `anchor <command> --help` shows the options of a command; `anchor --version` the version.',
+    'The service is --service <url>, else ANCHOR_URL, else the one `anchor login --service <url>` chose, else',
+    'http://127.0.0.1:3000. ANCHOR_TOKEN overrides the stored login. `anchor <command> --help` shows the options of a',
+    'command; `anchor --version` the version.',
   ].join('\n')
 }
 
