@@ -82,6 +82,8 @@ describe('the verification page with more successors than it lists', () => {
     opened = await openPage(browser, document.qrUrl(base))
     const { page } = opened
     expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
+    // The test chain is anvil's 31337, the embedded default's: the page says it is no public record.
+    expect(await page.locator('p.development-chain').textContent()).toMatch(/^Chain 31337 is a development chain/)
     const later = page.locator('h3:has-text("Signed after this one") ~ ol.chain > li')
     expect(await later.count()).toBe(2)
     expect(await page.locator('h3:has-text("Signed after this one") ~ p').first().textContent()).toBe(

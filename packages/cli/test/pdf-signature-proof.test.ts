@@ -235,11 +235,21 @@ describe('a PDF signed twice with anchor sign', () => {
     const verified = await anchor(['verify', file('twice.pdf')])
     expect(
       verified.stdout.match(
-        /PDF signature valid, made with the certificate the service's CA issued ada@example\.com .*/g,
+        /PDF signature valid, made with the certificate the service's development CA issued ada@example\.com .*/g,
       ),
     ).toHaveLength(2)
     expect(verified.stdout).toContain('timestamped 20')
     expect(verified.stdout).toContain('by Document Anchoring Service development TSA (untrusted)')
+    // "Trusted" means what pdfsig means: the development CA is no root this system (or any reader) trusts.
+    expect(
+      verified.stdout.match(/its certificate was issued by the service's development CA, which no PDF reader trusts/g),
+    ).toHaveLength(2)
+    expect(verified.stdout).toContain('chain 31337 is a development chain')
+    const json = JSON.parse((await anchor(['verify', file('twice.pdf'), '--json'])).stdout)
+    expect(json.signatures.map((s: { pdfSignature: { trusted: boolean } }) => s.pdfSignature.trusted)).toEqual([
+      false,
+      false,
+    ])
     expect(verified.stdout.match(/long-term validation B-LTA: .*\(not revoked as of .*, by OCSP\)/g)).toHaveLength(2)
     expect(verified.stdout).toMatch(/Verified: all 2 signatures are valid\.\n$/)
     expect(verified.code).toBe(0)

@@ -121,6 +121,9 @@ function chainItem(entry: ChainEntry, label: string, info: ServiceInfo | undefin
   )
 }
 
+/** anvil's and Hardhat's chain id: the embedded default's chain, on one machine. */
+const DEVELOPMENT_CHAIN_ID = 31337
+
 /** Loads the successors past the first `offset` (the service's `GET …/successors`); undefined when it failed. */
 export type LoadSuccessors = (offset: number) => Promise<SuccessorPage | undefined>
 
@@ -146,6 +149,14 @@ export function chainSection(
     'chain-title',
     title,
     h('p', {}, intro),
+    info?.chainId === DEVELOPMENT_CHAIN_ID
+      ? h(
+          'p',
+          { class: 'development-chain' },
+          'Chain 31337 is a development chain on the service’s own machine (its embedded default), not a public ' +
+            'record: these signatures prove nothing to anyone else.',
+        )
+      : null,
     h(
       'ol',
       { class: 'chain' },

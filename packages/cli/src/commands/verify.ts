@@ -3,7 +3,9 @@
 
 import { rootCertificates } from 'node:tls'
 import {
+  certificateOf,
   checkSignedPdf,
+  commonName,
   compositeHash,
   compositeHashesEqual,
   decideIdentity,
@@ -68,13 +70,34 @@ function timestampWords(timestamp: PdfSignatureCheck['timestamp']): string {
   return `timestamped ${timestamp.time} by ${timestamp.authority ?? 'an unnamed authority'}${trust}`
 }
 
-function ownPdfSignatureLine(pdfSignature: PdfSignatureCheck | null): string {
+function ownPdfSignatureLine(pdfSignature: PdfSignatureCheck | null, ca: ServiceCa): string {
   if (!pdfSignature) return 'no PDF signature (signed before the service made them)'
   if (pdfSignature.status !== 'valid') return `PDF signature ${pdfSignature.status.toUpperCase()}`
   const by = pdfSignature.certifiedByService
-    ? `the certificate the service's CA issued ${pdfSignature.signerEmail ?? 'the signer'}`
+    ? `the certificate the service's ${ca.development ? 'development CA' : 'CA'} issued ${pdfSignature.signerEmail ?? 'the signer'}`
     : 'a certificate the service did not issue'
   return `PDF signature valid, made with ${by} (${pdfSignature.signer?.subject}), ${timestampWords(pdfSignature.timestamp)}`
+}
+
+/**
+ * Whether readers trust the signer's certificate: "trusted" means one thing, a root this system trusts, as pdfsig and
+ * Acrobat decide; the service's CA only says who certified the signer.
+ */
+function readerTrustLine(pdfSignature: PdfSignatureCheck | null, ca: ServiceCa): string | null {
+  if (pdfSignature?.status !== 'valid') return null
+  if (pdfSignature.trusted) return 'its certificate chains to a root this system trusts: PDF readers show it trusted'
+  if (pdfSignature.certifiedByService && ca.development) {
+    return "its certificate was issued by the service's development CA, which no PDF reader trusts: for trying it out, never for a real signature"
+  }
+  return (
+    'its certificate chains to no root this system trusts: PDF readers show it untrusted unless the ' +
+    "service's CA is added to them (docs/operations.md)"
+  )
+}
+
+/** What the service says of its CA: whether it is the embedded default's development one. */
+interface ServiceCa {
+  development: boolean
 }
 
 const LEVEL_WORDS: Record<NonNullable<PdfSignatureCheck['level']>, string> = {
@@ -138,11 +161,18 @@ function checkedAgainst(trusted: TrustedContracts): string {
 }
 
 /** The report's lines: written with writeLines, which shows any control character a name or e-mail holds as text. */
-function describe(result: PdfCheckResult, file: string, trusted: TrustedContracts, source: string): string[] {
+function describe(
+  result: PdfCheckResult,
+  file: string,
+  trusted: TrustedContracts,
+  source: string,
+  ca: ServiceCa,
+): string[] {
   const out: string[] = []
   const n = result.signatures.length
   out.push(`${file}: ${count(n, 'signature')} in ${count(result.revisions.length, 'revision')}`)
   out.push(`  ${checkedAgainst(trusted)}`)
+  if (trusted.chainId === DEVELOPMENT_CHAIN_ID) out.push(`  ${DEVELOPMENT_CHAIN_NOTE}`)
   out.push(`  ${source}`)
   for (const check of result.signatures) {
     const s = check.signature
@@ -152,7 +182,9 @@ function describe(result: PdfCheckResult, file: string, trusted: TrustedContract
     out.push(`          ${identityLine(check.identity)}`)
     if (check.signedBytes !== null)
       out.push(`          covers bytes 0-${check.signedBytes} (revision ${check.revision})`)
-    out.push(`          ${ownPdfSignatureLine(check.pdfSignature)}`)
+    out.push(`          ${ownPdfSignatureLine(check.pdfSignature, ca)}`)
+    const readerTrust = readerTrustLine(check.pdfSignature, ca)
+    if (readerTrust) out.push(`          ${readerTrust}`)
     const longTerm = longTermLine(check.pdfSignature)
     if (longTerm) out.push(`          ${longTerm}`)
     const shown = shownLine(check)
@@ -177,6 +209,15 @@ function describe(result: PdfCheckResult, file: string, trusted: TrustedContract
   )
   return out
 }
+
+/** anvil's and Hardhat's chain id: the embedded default's, a chain on someone's machine, no public record. */
+const DEVELOPMENT_CHAIN_ID = 31337
+const DEVELOPMENT_CHAIN_NOTE =
+  "chain 31337 is a development chain (the embedded default's local anvil): its anchors are no public record"
+
+/** The embedded default names its CA "… development CA (untrusted)" (src/pdf-signing/issue-certificate.ts). */
+const isDevelopmentCa = (certificates: readonly Uint8Array[]) =>
+  certificates.some((der) => /development CA \(untrusted\)/.test(commonName(certificateOf(der))))
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
 
@@ -229,7 +270,8 @@ async function verifyQrUrl(
       problems,
     })
   } else {
-    const lines = [`${url}`, `  ${checkedAgainst(trusted)}`, `  ${source}`]
+    const development = trusted.chainId === DEVELOPMENT_CHAIN_ID ? [`  ${DEVELOPMENT_CHAIN_NOTE}`] : []
+    const lines = [`${url}`, `  ${checkedAgainst(trusted)}`, ...development, `  ${source}`]
     if (payload) {
       lines.push(`  signed by ${payload.s.n} <${payload.s.e}> at ${new Date(payload.ts * 1000).toISOString()}`)
       lines.push(`  document hash ${payload.d}`)
@@ -366,6 +408,9 @@ export const runVerify: CliRun = async (argv, context) => {
       unsignedBytes: result.unsignedBytes,
       problems: result.problems,
     })
-  } else writeLines(context.io.stdout, describe(result, target, trusted, source))
+  } else {
+    const ca = { development: isDevelopmentCa(serviceCertificates) }
+    writeLines(context.io.stdout, describe(result, target, trusted, source, ca))
+  }
   return result.valid ? EXIT.ok : EXIT.failed
 }

@@ -23,7 +23,10 @@ export interface PdfSignatureCheck {
   subFilter: string | null
   /** valid: intact and verified; invalid: broken; not checked: a kind of signature this checker does not read. */
   status: 'valid' | 'invalid' | 'not checked'
-  /** The signer's certificate chains to a trusted root. */
+  /**
+   * The signer's certificate chains to a root the verifier trusts (the system's, or ones it was given), valid when it
+   * signed: what a reader says. Not the service's CA (`certifiedByService`), which no reader trusts unless added.
+   */
   trusted: boolean
   /**
    * The signer's certificate was issued by the service's CA (the certificates its /api/info publishes), valid when it

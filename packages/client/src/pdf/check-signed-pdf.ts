@@ -358,8 +358,15 @@ export async function checkSignedPdf(
   if (signatures.length === 0) problems.push('the PDF has no signatures')
 
   const service = options.serviceCertificates ?? []
-  const roots = [...service, ...(options.trustedCertificates ?? [])].map((der) => certificateOf(der))
-  const timestampRoots = [...roots, ...(options.timestampCertificates ?? []).map((der) => certificateOf(der))]
+  // `trusted` means one thing everywhere: the certificate chains to a root the verifier trusts (the system's, or ones
+  // it was given), as a reader would say. The service's CA says who certified the signer (`certifiedByService`), not
+  // that anyone trusts it: its development CA is trusted by no reader.
+  const roots = (options.trustedCertificates ?? []).map((der) => certificateOf(der))
+  const timestampRoots = [
+    ...service,
+    ...(options.timestampCertificates ?? []),
+    ...(options.trustedCertificates ?? []),
+  ].map((der) => certificateOf(der))
   const otherSignatures: PdfSignatureCheck[] = []
   for (const field of pdf.pdfSignatures) {
     const pdfSignature = await checkPdfSignature(pdf, field, { roots, timestampRoots, service })
