@@ -63,7 +63,7 @@ export {
 } from './formats/anchor-payload.ts'
 export { fromBase64Url, toBase64Url } from './formats/base64url.ts'
 export { compositeHash, compositeHashesEqual, hashAnchorPayload, isCompositeHash } from './formats/composite-hash.ts'
-export { QR_CIPHERTEXT_LIMIT, ZERO_TX_HASH } from './formats/constants.ts'
+export { DEVELOPMENT_CHAIN_ID, QR_CIPHERTEXT_LIMIT, ZERO_TX_HASH } from './formats/constants.ts'
 export { escapeDisplayControls, firstDisplayControl } from './formats/display-text.ts'
 export {
   DecryptionFailedError,

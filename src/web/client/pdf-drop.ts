@@ -2,6 +2,7 @@
 // anywhere; the checking code (@docanchor/client's, shared with the CLI) is fetched from this site only once a file
 // is chosen.
 import {
+  DEVELOPMENT_CHAIN_ID,
   describeChanges,
   MAX_PDF_BYTES,
   type PdfCheckResult,
@@ -101,7 +102,8 @@ async function checkFile(api: ApiClient, file: File, qrTxHash: string | undefine
     case 'lookup-failed':
       return [failure('The blockchain records could not be looked up right now; try again in a minute.')]
     case 'checked':
-      return renderResult(file.name, outcome.result, qrTxHash)
+      // The embedded default's chain: its CA is a development one, which the words below say.
+      return renderResult(file.name, outcome.result, qrTxHash, info?.chainId === DEVELOPMENT_CHAIN_ID)
   }
 }
 
@@ -116,7 +118,7 @@ function identityWords(check: SignatureCheck): Phrase {
   return identityVerdict({ e: signature.signer_email, tr: signature.trust, v: signature.verified }, check.identity)
 }
 
-function signatureItem(check: SignatureCheck): HTMLElement {
+function signatureItem(check: SignatureCheck, development: boolean): HTMLElement {
   const { signature } = check
   const seconds = Math.floor(Date.parse(signature.timestamp) / 1000)
   return h(
@@ -140,7 +142,7 @@ function signatureItem(check: SignatureCheck): HTMLElement {
     h(
       'p',
       { class: 'pdf-signature', 'data-pdf-signature': check.pdfSignature?.status ?? 'none' },
-      ...pdfSignatureWords(check.pdfSignature),
+      ...pdfSignatureWords(check.pdfSignature, development),
     ),
     check.problems.length > 0
       ? h('ul', { class: 'problems' }, ...check.problems.map((problem) => h('li', {}, untrusted(problem))))
@@ -193,7 +195,7 @@ function unsignedBytesChangeSomething(result: PdfCheckResult): boolean {
 }
 
 /** What the signature's PDF signature (the one readers show) says: valid, by whom, timestamped when and by whom. */
-function pdfSignatureWords(pdfSignature: PdfSignatureCheck | null): Phrase {
+function pdfSignatureWords(pdfSignature: PdfSignatureCheck | null, development: boolean): Phrase {
   if (!pdfSignature) return ['It carries no PDF signature: it was made before the service added them.']
   if (pdfSignature.status !== 'valid') return ['Its PDF signature is NOT valid.']
   const by = pdfSignature.certifiedByService
@@ -212,6 +214,9 @@ function pdfSignatureWords(pdfSignature: PdfSignatureCheck | null): Phrase {
     ')',
     ...when,
     '.',
+    development && pdfSignature.certifiedByService
+      ? ' The service’s certificates here are development ones, which no PDF reader trusts.'
+      : '',
   ]
 }
 
@@ -236,7 +241,12 @@ function otherSignatureItem(other: PdfSignatureCheck): HTMLElement {
   )
 }
 
-function renderResult(fileName: string, result: PdfCheckResult, qrTxHash: string | undefined): HTMLElement[] {
+function renderResult(
+  fileName: string,
+  result: PdfCheckResult,
+  qrTxHash: string | undefined,
+  development: boolean,
+): HTMLElement[] {
   const count = result.signatures.length
   const name = untrusted(fileName)
   const heading = result.valid
@@ -258,7 +268,9 @@ function renderResult(fileName: string, result: PdfCheckResult, qrTxHash: string
         )
       : null,
     h('h3', { 'data-valid': String(result.valid) }, ...heading),
-    count > 0 ? h('ol', { class: 'pdf-signatures' }, ...result.signatures.map(signatureItem)) : null,
+    count > 0
+      ? h('ol', { class: 'pdf-signatures' }, ...result.signatures.map((check) => signatureItem(check, development)))
+      : null,
     result.otherSignatures.length > 0 ? h('h4', {}, 'Signatures made with other products') : null,
     result.otherSignatures.length > 0
       ? h('ul', { class: 'pdf-other-signatures' }, ...result.otherSignatures.map(otherSignatureItem))

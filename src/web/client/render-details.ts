@@ -1,6 +1,6 @@
 // The sections under the verdict: who signed (only when verified), the document fingerprint, the whole chain of
 // signatures with this QR code's place in it, and the values anyone can check on the blockchain without us.
-import type { AnchorPayload, IdentityDecision } from '@docanchor/client'
+import { type AnchorPayload, DEVELOPMENT_CHAIN_ID, type IdentityDecision } from '@docanchor/client'
 import type { ServiceInfo, SuccessorPage } from './api-client.ts'
 import { type Child, h, srOnly, untrusted } from './dom.ts'
 import { identityFact, NOT_ATTESTED_NOTE } from './identity-text.ts'
@@ -120,9 +120,6 @@ function chainItem(entry: ChainEntry, label: string, info: ServiceInfo | undefin
     ),
   )
 }
-
-/** anvil's and Hardhat's chain id: the embedded default's chain, on one machine. */
-const DEVELOPMENT_CHAIN_ID = 31337
 
 /** Loads the successors past the first `offset` (the service's `GET …/successors`); undefined when it failed. */
 export type LoadSuccessors = (offset: number) => Promise<SuccessorPage | undefined>

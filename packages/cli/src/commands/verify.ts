@@ -8,6 +8,7 @@ import {
   commonName,
   compositeHash,
   compositeHashesEqual,
+  DEVELOPMENT_CHAIN_ID,
   decideIdentity,
   decryptPayload,
   type IdentityDecision,
@@ -210,8 +211,6 @@ function describe(
   return out
 }
 
-/** anvil's and Hardhat's chain id: the embedded default's, a chain on someone's machine, no public record. */
-const DEVELOPMENT_CHAIN_ID = 31337
 const DEVELOPMENT_CHAIN_NOTE =
   "chain 31337 is a development chain (the embedded default's local anvil): its anchors are no public record"
 
