@@ -128,6 +128,7 @@ export async function startWorld(
       SMTP_URL: inbox.url,
       ...pdfKey.env,
       TSA_URL: tsa.url,
+      TSA_TRUSTED_CERTIFICATES: tsa.caFile,
       // The soak's users all come from 127.0.0.1 and sign many documents: the limits are not what it measures.
       PLANS: 'free:1000000',
       RELAY_PER_USER_PER_MINUTE: '100000',
