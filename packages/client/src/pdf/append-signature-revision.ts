@@ -104,12 +104,27 @@ function qrImage(text: string): { width: number; data: Uint8Array } {
   return { width, data }
 }
 
-async function loadForUpdate(view: Uint8Array, password: string | undefined): Promise<PDF> {
+export async function loadForUpdate(view: Uint8Array, password: string | undefined): Promise<PDF> {
   const { document } = await openWithLibrary(view, password)
   const blocker = document.canSaveIncrementally()
   if (blocker !== null)
     throw new PdfError('ERR_PDF_UNSUPPORTED', `the PDF library cannot append a revision to it (${blocker})`)
   return document
+}
+
+/**
+ * What the library appended to `view` (library-view.ts), appended to `input` itself, which it leaves untouched: the
+ * view's offsets are the original's. The library falls back to a full rewrite when it cannot append; a rewrite would
+ * break every signature, so it is refused.
+ */
+export function appendedTo(input: Uint8Array, view: Uint8Array, out: Uint8Array): Uint8Array {
+  if (out.length <= view.length || !view.every((byte, i) => out[i] === byte)) {
+    throw new PdfError('ERR_PDF_UNSUPPORTED', 'the PDF library rewrote the file instead of appending to it')
+  }
+  const appended = new Uint8Array(input.length + out.length - view.length)
+  appended.set(input)
+  appended.set(out.subarray(view.length), input.length)
+  return appended
 }
 
 /** The page's visible box and rotation, as the library reads its (inherited) boxes and /Rotate. */
@@ -210,15 +225,7 @@ export async function prepareSignatureRevision(
       })
       const metadataRef = pdf.createStream({ Type: PdfName.of(METADATA_STREAM_TYPE) }, new TextEncoder().encode(json))
       pdf.getCatalog().set(METADATA_CATALOG_KEY, metadataRef)
-      const out = await pdf.save({ incremental: true })
-      // The library falls back to a full rewrite when it cannot append; a rewrite would break every signature.
-      if (out.length <= view.length || !view.every((byte, i) => out[i] === byte)) {
-        throw new PdfError('ERR_PDF_UNSUPPORTED', 'the PDF library rewrote the file instead of appending a revision')
-      }
-      // Appended to the view, whose offsets are the original's: appended to the original bytes, untouched.
-      const appended = new Uint8Array(out.length)
-      appended.set(bytes)
-      appended.set(out.subarray(view.length), bytes.length)
+      const appended = appendedTo(bytes, view, await pdf.save({ incremental: true }))
       const placedSignature = placeSignature(appended, bytes.length)
       const digest = new Uint8Array(
         await crypto.subtle.digest('SHA-256', placedSignature.signedBytes as Uint8Array<ArrayBuffer>),

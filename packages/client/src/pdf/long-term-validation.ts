@@ -8,9 +8,8 @@
 // was written is only what the allowed-changes rules permit after a signature, so that extending a file never turns
 // a valid signature into a changed one.
 import { type PDF, SignatureError } from '@libpdf/core'
-import { refuseChangedAfterSigning } from './append-signature-revision.ts'
+import { appendedTo, loadForUpdate, refuseChangedAfterSigning } from './append-signature-revision.ts'
 import { signatureStructureProblem } from './check-pdf-signatures.ts'
-import { openWithLibrary } from './encrypted-pdf.ts'
 import { PdfError } from './pdf-errors.ts'
 import { readSignedPdf, readSignedPdfForUpdate } from './read-signed-pdf.ts'
 import type { RevocationSource } from './revocation-source.ts'
@@ -59,18 +58,9 @@ export async function addLongTermValidation(
     // then no longer find where /ByteRange says: every signature would break.
     throw new PdfError('ERR_PDF_UNSUPPORTED', 'validation data cannot be added to an encrypted PDF yet')
   }
-  const { document } = await openWithLibrary(view, options.password)
-  const blocker = document.canSaveIncrementally()
-  if (blocker !== null) {
-    throw new PdfError('ERR_PDF_UNSUPPORTED', `the PDF library cannot append a revision to it (${blocker})`)
-  }
+  const document = await loadForUpdate(view, options.password)
   const { bytes: out, warnings } = await archive(document, options)
-  if (out.length <= view.length || !view.every((byte, i) => out[i] === byte)) {
-    throw new PdfError('ERR_PDF_UNSUPPORTED', 'the PDF library rewrote the file instead of appending revisions')
-  }
-  const bytes = new Uint8Array(input.length + out.length - view.length)
-  bytes.set(input)
-  bytes.set(out.subarray(view.length), input.length)
+  const bytes = appendedTo(input, view, out)
   await ensureOnlyValidationData(bytes, existing.revisions.length, options.password)
   // The library looks for every issuer at its caIssuers address even when the CMS carries the whole chain, and says
   // so when that fails; it then uses the chain carried, which is what the checker judges.
