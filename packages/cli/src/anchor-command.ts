@@ -34,7 +34,7 @@ named only inside a PDF never is.`,
     usage: `anchor sign <in.pdf> -o <out.pdf> --name <name> [--email <address> [--unattested]]
             [--type individual|company] [--company <name>] [--position <title>] [--geo <lat>,<lng>]
             [--page <n>] [--x <pt>] [--y <pt>] [--size <pt>] [--password-file <file>] [--service <url>] [--json]
-            [--force] [--level B-LTA|B-T]
+            [--force] [--again] [--level B-LTA|B-T]
 
   --email          defaults to the e-mail address of the login; another address is refused, since the service
                    attests the login's and verifiers would show a mismatch
@@ -46,6 +46,8 @@ named only inside a PDF never is.`,
   --password-file  file holding the password of a PDF that needs one to open (- reads stdin); an owner password
                    alone needs none
   --force          replace an existing <out.pdf> (never the input itself)
+  --again          sign a file this computer has already signed through the same service (a second anchor, and a
+                   second unit of quota, for the same document)
   --level          B-LTA (default): after the signature, the certificates' revocation status and a document
                    timestamp, so the file verifies offline after they expire (renew with \`anchor extend\`);
                    B-T: the timestamped signature alone, to extend later

@@ -4,6 +4,7 @@
 import { decodeJwt } from 'jose'
 import type { CliConfig } from './cli-config.ts'
 import { CliError, EXIT } from './cli-errors.ts'
+import { displayTime } from './display-time.ts'
 import { notLoggedIn } from './service-client.ts'
 import { readStoredLogin } from './token-store.ts'
 
@@ -36,7 +37,7 @@ export async function activeLogin(config: CliConfig, serviceUrl: string, now = D
   }
   if (typeof claims.exp === 'number' && claims.exp * 1000 <= now) {
     throw new CliError(
-      `your login expired at ${new Date(claims.exp * 1000).toISOString()}: run \`anchor login\` again`,
+      `your login expired at ${displayTime(claims.exp * 1000)}: run \`anchor login\` again`,
       EXIT.service,
       'LOGIN_EXPIRED',
     )

@@ -1,10 +1,11 @@
 // `anchor history`: the login's anchors, newest first, as lines or JSON; a page by default, every one with --all.
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../../../test/helpers/app.ts'
 import { newBody, postRelay } from '../../../test/relay/relay-helpers.ts'
+import { pdfLibDocument } from '../../client/test/pdf/portable-fixtures.ts'
 import { saveStoredLogin } from '../src/token-store.ts'
 import { runAnchor } from './helpers/run-anchor.ts'
 
@@ -31,7 +32,9 @@ describe('anchor history', () => {
     expect(run.code).toBe(0)
     const lines = run.stdout.trimEnd().split('\n')
     expect(lines).toHaveLength(3)
-    expect(lines[0]).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  confirmed  ${made[4]}  block \\d+$`))
+    expect(lines[0]).toMatch(
+      new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC  confirmed  ${made[4]}  block \\d+$`),
+    )
     expect(lines[1]).toContain(made[3])
     expect(lines[2]).toBe('… more: `anchor history --all` lists every one')
   })
@@ -57,6 +60,31 @@ describe('anchor history', () => {
       expect(run.stderr).toBe('')
       expect(run.code).toBe(0)
       expect(run.stdout).toContain(made[4])
+    } finally {
+      await rm(home, { recursive: true, force: true })
+    }
+  })
+
+  it('names the file each anchor this computer signed was written to, for that account only', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'anchor-history-files-'))
+    try {
+      const signer = await signInTestUser(t)
+      const env = { ANCHOR_URL: url, ANCHOR_TOKEN: signer.token, XDG_CONFIG_HOME: home }
+      await writeFile(join(home, 'lease.pdf'), await pdfLibDocument())
+      const signed = await runAnchor(
+        ['sign', join(home, 'lease.pdf'), '-o', join(home, 'lease-signed.pdf'), '--name', 'Ada', '--level', 'B-T'],
+        env,
+      )
+      expect(signed.stderr).toBe('')
+      const txHash = /transaction (0x[0-9a-f]{64})/.exec(signed.stdout)![1]!
+      const lines = (await runAnchor(['history'], env)).stdout.trimEnd().split('\n')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(new RegExp(`UTC  confirmed  ${txHash}  block \\d+ +${join(home, 'lease-signed.pdf')}$`))
+      const json = JSON.parse((await runAnchor(['history', '--json'], env)).stdout)
+      expect(json[0].file).toEqual({ input: join(home, 'lease.pdf'), output: join(home, 'lease-signed.pdf') })
+      // Another account on the same computer sees its own anchors, with no file of the first one's.
+      const other = await runAnchor(['history', '--limit', '1'], { ...env, ANCHOR_TOKEN: user.token })
+      expect(other.stdout).not.toContain('lease-signed.pdf')
     } finally {
       await rm(home, { recursive: true, force: true })
     }

@@ -80,7 +80,7 @@ describe('anchor verify on text that carries terminal escapes and bidirectional 
     expect(lines[4]).toBe(
       '  INVALID 1. Mallory<U+001B>[2K<U+000D>  valid   1. Alice CEO <alice@example.com><U+001B>[8m ' +
         '<mallory@example.com>, CEO<U+001B>]0;owned<U+0007>, Evil<U+202E><U+2066>Corp<U+009B>31m<U+000A>Verified: ' +
-        'all 1 signatures are valid., 2026-11-25T10:00:00Z',
+        'all 1 signatures are valid., 2026-11-25 10:00:00 UTC',
     )
   })
 

@@ -59,7 +59,7 @@ describe('anchor verify', () => {
 })
 
 describe('anchor sign’s output', () => {
-  it('never replaces its input, replaces another file only with --force, and anchors nothing when it refuses', async () => {
+  it('never replaces its input, replaces another file only with --force, signs a file twice only with --again, and anchors nothing when it refuses', async () => {
     const before = await anchorCount()
     const signedFile = join(dir, 'signed.pdf')
     const self = await anchor(['sign', signedFile, '-o', signedFile, '--name', 'Carol', '--force'], carol)
@@ -72,7 +72,14 @@ describe('anchor sign’s output', () => {
     expect(refused.code).toBe(2)
     expect(await readFile(existing, 'utf8')).toBe('a file of the user’s')
     expect(await anchorCount()).toBe(before)
-    const forced = await anchor(['sign', signedFile, '-o', existing, '--name', 'Carol', '--force'], carol)
+    // Carol countersigned this very file above: a second signature of it is said first, and made only with --again.
+    const again = await anchor(['sign', signedFile, '-o', join(dir, 'again.pdf'), '--name', 'Carol'], carol)
+    expect(again.stderr).toContain(`you already signed this same file (${signedFile}) on `)
+    expect(again.stderr).toContain(`writing ${join(dir, 'countersigned.pdf')} (transaction 0x`)
+    expect(again.stderr).toContain('add --again')
+    expect(again.code).toBe(2)
+    expect(await anchorCount()).toBe(before)
+    const forced = await anchor(['sign', signedFile, '-o', existing, '--name', 'Carol', '--force', '--again'], carol)
     expect(forced.code).toBe(0)
     expect(await anchorCount()).toBe(before + 1)
   })

@@ -1,10 +1,13 @@
 // `anchor history`: the login's anchors, newest first (GET /api/anchors), one line each, or every page with --all.
+// The service knows no file names; the anchors this computer signed are named by the file written (signed-files.ts).
 
 import type { AnchorState } from '@docanchor/client'
 import { type CliRun, loginServiceUrl, numberOption, parseCommandArgs, writeJson, writeLines } from '../cli-context.ts'
 import { usageError } from '../cli-errors.ts'
+import { displayTime } from '../display-time.ts'
 import { activeLogin } from '../login-state.ts'
 import { ServiceClient } from '../service-client.ts'
+import { readSignedFiles } from '../signed-files.ts'
 
 const DEFAULT_SHOWN = 20
 /** The service's largest page. */
@@ -36,8 +39,20 @@ export const runHistory: CliRun = async (argv, context) => {
     more = cursor !== undefined
   } while (values.all && more)
 
+  const signedFiles = new Map(
+    (await readSignedFiles(context.config.configDir).catch(() => []))
+      .filter((record) => record.service === service && record.account === (login.email ?? ''))
+      .map((record) => [record.txHash.toLowerCase(), record]),
+  )
+  const fileOf = (anchor: AnchorState) => signedFiles.get(anchor.txHash.toLowerCase())
   if (values.json) {
-    writeJson(context.io, anchors)
+    writeJson(
+      context.io,
+      anchors.map((anchor) => {
+        const file = fileOf(anchor)
+        return file ? { ...anchor, file: { input: file.input, output: file.output } } : anchor
+      }),
+    )
     return 0
   }
   if (anchors.length === 0) {
@@ -45,9 +60,11 @@ export const runHistory: CliRun = async (argv, context) => {
     return 0
   }
   writeLines(context.io.stdout, [
-    ...anchors.map((a) =>
-      `${a.createdAt}  ${a.status.padEnd(9)}  ${a.txHash}  ${a.blockNumber === null ? '' : `block ${a.blockNumber}`}`.trimEnd(),
-    ),
+    ...anchors.map((a) => {
+      const block = a.blockNumber === null ? '' : `block ${a.blockNumber}`
+      const file = fileOf(a)?.output ?? ''
+      return `${displayTime(a.createdAt)}  ${a.status.padEnd(9)}  ${a.txHash}  ${block.padEnd(12)}  ${file}`.trimEnd()
+    }),
     ...(more ? [`… more: \`anchor history --all\` lists every one`] : []),
   ])
   return 0

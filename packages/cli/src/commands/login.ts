@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline'
 import type { CliRun } from '../cli-context.ts'
 import { parseCommandArgs, serviceUrl, writeLines } from '../cli-context.ts'
 import { CliError, usageError } from '../cli-errors.ts'
+import { displayTime } from '../display-time.ts'
 import { ServiceClient } from '../service-client.ts'
 import { saveStoredLogin, tokenFile } from '../token-store.ts'
 
@@ -37,7 +38,7 @@ export const runLogin: CliRun = async (argv, context) => {
       token: result.token,
       expiresAt: result.expiresAt,
     })
-    writeLines(io.stdout, [`Logged in to ${service} as ${result.user.email} until ${result.expiresAt}.`])
+    writeLines(io.stdout, [`Logged in to ${service} as ${result.user.email} until ${displayTime(result.expiresAt)}.`])
     io.stderr.write(`(token saved in ${tokenFile(context.config.configDir)})\n`)
     return 0
   } finally {

@@ -4,6 +4,7 @@ import { type Address, isAddress } from 'viem'
 import { type CliRun, numberOption, parseCommandArgs, serviceUrl, writeJson, writeLines } from '../cli-context.ts'
 import { usageError } from '../cli-errors.ts'
 import { type ContractPin, ignoredPinsNote, readPins, writePins } from '../contract-pins.ts'
+import { displayTime } from '../display-time.ts'
 import { ServiceClient } from '../service-client.ts'
 
 /** At most this many pins: a list that long is a mistake, not a trust decision. */
@@ -34,7 +35,9 @@ export const runPin: CliRun = async (argv, context) => {
   if (values.list) {
     if (values.json) writeJson(context.io, { pins })
     else {
-      const lines = pins.map((pin) => `${pin.contract} on chain ${pin.chainId} (${pin.source}, ${pin.pinnedAt})`)
+      const lines = pins.map(
+        (pin) => `${pin.contract} on chain ${pin.chainId} (${pin.source}, ${displayTime(pin.pinnedAt)})`,
+      )
       writeLines(context.io.stdout, lines.length > 0 ? lines : ['No contracts pinned.'])
     }
     return 0

@@ -13,8 +13,10 @@ import {
   writeLines,
 } from '../cli-context.ts'
 import { CliError, EXIT, usageError } from '../cli-errors.ts'
+import { displayTime } from '../display-time.ts'
 import { refuseToReplace, reserveOutput } from '../output-file.ts'
 import { PASSWORD_FILE_OPTION, readPasswordFile, refusePasswordOnCommandLine, wrongPassword } from '../pdf-password.ts'
+import { earlierSigning, recordSignedFile, sha256Hex } from '../signed-files.ts'
 import { describeStamp } from '../stamp-position.ts'
 
 export const runSign: CliRun = async (argv, context) => {
@@ -35,6 +37,7 @@ export const runSign: CliRun = async (argv, context) => {
     service: { type: 'string' },
     json: { type: 'boolean' },
     force: { type: 'boolean' },
+    again: { type: 'boolean' },
     level: { type: 'string' },
     ...PASSWORD_FILE_OPTION,
   })
@@ -83,7 +86,10 @@ export const runSign: CliRun = async (argv, context) => {
   const email = signerEmail(values.email, login.email, values.unattested ?? false)
   const password = await readPasswordFile(values['password-file'], context.io)
   const bytes = await readInputFile(input, MAX_PDF_BYTES)
+  const inputSha256 = sha256Hex(bytes)
   await refuseToReplace(input, values.output, { force: values.force ?? false, unwritten: 'nothing was signed' })
+  const account = login.email ?? ''
+  if (!values.again) await refuseToSignAgain(context.config.configDir, { service, account, inputSha256 }, input)
   const output = await reserveOutput(values.output, { unwritten: 'nothing was signed' })
   try {
     const client = new ServiceClient(service, login.token, { fetch: context.fetch })
@@ -130,11 +136,41 @@ export const runSign: CliRun = async (argv, context) => {
         'OUTPUT_UNWRITABLE',
       )
     }
-    report(context, input, values.output, result, values.json ?? false)
+    const recorded = await recordSignedFile(context.config.configDir, {
+      service,
+      account,
+      txHash: result.signature.tx_hash,
+      inputSha256,
+      input,
+      output: values.output,
+      signedAt: new Date().toISOString(),
+    }).then(
+      () => [],
+      (error: unknown) => [
+        `not added to this computer's list of signed files: ${(error as NodeJS.ErrnoException).code}`,
+      ],
+    )
+    report(context, input, values.output, result, values.json ?? false, recorded)
   } finally {
     await output.release()
   }
   return 0
+}
+
+/**
+ * The same bytes signed through the same service before (as this computer's record says) would be a second anchor and
+ * a second unit of quota for one document: said before anything is spent, and done only with --again.
+ */
+async function refuseToSignAgain(configDir: string, signing: Parameters<typeof earlierSigning>[1], input: string) {
+  const earlier = await earlierSigning(configDir, signing)
+  if (!earlier) return
+  throw new CliError(
+    `you already signed this same file (${input}) on ${displayTime(earlier.signedAt)}, writing ${earlier.output} ` +
+      `(transaction ${earlier.txHash}); signing it again anchors a second signature and spends another unit of your ` +
+      `quota. To countersign, sign the signed file instead; to sign this one again anyway, add --again`,
+    EXIT.input,
+    'ALREADY_SIGNED',
+  )
 }
 
 /**
@@ -160,8 +196,16 @@ function signerEmail(flag: string | undefined, account: string | undefined, unat
 
 type SignResult = Awaited<ReturnType<typeof import('@docanchor/client').signPdf>>
 
-function report(context: Parameters<CliRun>[1], input: string, output: string, result: SignResult, json: boolean) {
+function report(
+  context: Parameters<CliRun>[1],
+  input: string,
+  output: string,
+  result: SignResult,
+  json: boolean,
+  localWarnings: string[],
+) {
   const position = result.signatures.length
+  const warnings = [...result.warnings, ...localWarnings]
   if (json) {
     writeJson(context.io, {
       output,
@@ -172,7 +216,7 @@ function report(context: Parameters<CliRun>[1], input: string, output: string, r
       qrUrl: result.qrUrl,
       stamp: result.stamp,
       signature: result.signature,
-      warnings: result.warnings,
+      warnings,
     })
   } else {
     writeLines(context.io.stdout, [
@@ -180,7 +224,7 @@ function report(context: Parameters<CliRun>[1], input: string, output: string, r
       `  transaction ${result.signature.tx_hash}`,
       `  QR code on ${describeStamp(result.stamp)}`,
       `  ${result.qrUrl}`,
-      ...result.warnings.map((warning) => `  warning: ${warning}`),
+      ...warnings.map((warning) => `  warning: ${warning}`),
     ])
   }
 }

@@ -34,6 +34,7 @@ import {
   writeLines,
 } from '../cli-context.ts'
 import { EXIT, usageError } from '../cli-errors.ts'
+import { displayTime } from '../display-time.ts'
 import { PASSWORD_FILE_OPTION, readPasswordFile, refusePasswordOnCommandLine, wrongPassword } from '../pdf-password.ts'
 import { ServiceClient } from '../service-client.ts'
 import type { TrustedContracts } from '../trusted-contract.ts'
@@ -68,7 +69,7 @@ const NOT_ATTESTED = 'Name, company and position are as the signer stated them: 
 function timestampWords(timestamp: PdfSignatureCheck['timestamp']): string {
   if (!timestamp) return 'no timestamp'
   const trust = timestamp.trusted ? '' : ', authority not trusted'
-  return `timestamped ${timestamp.time} by ${timestamp.authority ?? 'an unnamed authority'}${trust}`
+  return `timestamped ${displayTime(timestamp.time)} by ${timestamp.authority ?? 'an unnamed authority'}${trust}`
 }
 
 function ownPdfSignatureLine(pdfSignature: PdfSignatureCheck | null, ca: ServiceCa): string {
@@ -114,9 +115,9 @@ function longTermLine(pdfSignature: PdfSignatureCheck | null): string | null {
   const { revocation } = pdfSignature
   const status =
     revocation.state === 'good'
-      ? ` (not revoked as of ${revocation.at}, by ${revocation.source})`
+      ? ` (not revoked as of ${displayTime(revocation.at)}, by ${revocation.source})`
       : revocation.state === 'revoked'
-        ? ` (certificate revoked on ${revocation.revokedAt}, by ${revocation.source})`
+        ? ` (certificate revoked on ${displayTime(revocation.revokedAt)}, by ${revocation.source})`
         : ''
   return `long-term validation ${LEVEL_WORDS[pdfSignature.level]}${status}`
 }
@@ -129,7 +130,7 @@ function otherSignatureLine(other: PdfSignatureCheck): string {
   }
   if (other.subFilter === 'ETSI.RFC3161') {
     const trust = other.trusted ? 'authority trusted' : 'authority NOT trusted'
-    return `${where}: document timestamp ${other.timestamp?.time} by ${other.signer?.commonName}, ${trust}`
+    return `${where}: document timestamp ${displayTime(other.timestamp?.time ?? '')} by ${other.signer?.commonName}, ${trust}`
   }
   const trust = other.trusted ? 'certificate trusted' : `certificate not trusted: ${other.trustProblem}`
   return `${where}: valid, signed by ${other.signer?.subject}, ${trust}, ${timestampWords(other.timestamp)}`
@@ -151,9 +152,9 @@ function renewalLine(result: PdfCheckResult): string | null {
   if (!until) return null
   const expired = Date.parse(until) <= Date.now()
   return expired
-    ? `the newest timestamp's certificate expired on ${until}: this check still holds (each timestamp is checked at ` +
+    ? `the newest timestamp's certificate expired on ${displayTime(until)}: this check still holds (each timestamp is checked at ` +
         "its own time), but validators that check the newest one at today's date no longer accept the file"
-    : `the newest timestamp's certificate is valid until ${until}: run \`anchor extend\` on the file before then`
+    : `the newest timestamp's certificate is valid until ${displayTime(until)}: run \`anchor extend\` on the file before then`
 }
 
 function checkedAgainst(trusted: TrustedContracts): string {
@@ -178,7 +179,7 @@ function describe(
   for (const check of result.signatures) {
     const s = check.signature
     const who = `${s.signer_name} <${s.signer_email}>${s.company ? `, ${s.position ? `${s.position}, ` : ''}${s.company}` : ''}`
-    out.push(`  ${check.valid ? 'valid  ' : 'INVALID'} ${check.position}. ${who}, ${s.timestamp}`)
+    out.push(`  ${check.valid ? 'valid  ' : 'INVALID'} ${check.position}. ${who}, ${displayTime(s.timestamp)}`)
     out.push(`          transaction ${s.tx_hash}`)
     out.push(`          ${identityLine(check.identity)}`)
     if (check.signedBytes !== null)
@@ -272,7 +273,7 @@ async function verifyQrUrl(
     const development = trusted.chainId === DEVELOPMENT_CHAIN_ID ? [`  ${DEVELOPMENT_CHAIN_NOTE}`] : []
     const lines = [`${url}`, `  ${checkedAgainst(trusted)}`, ...development, `  ${source}`]
     if (payload) {
-      lines.push(`  signed by ${payload.s.n} <${payload.s.e}> at ${new Date(payload.ts * 1000).toISOString()}`)
+      lines.push(`  signed by ${payload.s.n} <${payload.s.e}> at ${displayTime(payload.ts * 1000)}`)
       lines.push(`  document hash ${payload.d}`)
       lines.push(`  ${identityLine(identity)}`)
       lines.push(`  ${NOT_ATTESTED}`)
