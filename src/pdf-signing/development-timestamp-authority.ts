@@ -5,6 +5,7 @@
 import { buildSignedData, CMS_OID, type CmsSigner, commonName, contentInfoDer } from '@docanchor/client'
 import { Integer, OctetString } from 'asn1js'
 import { AlgorithmIdentifier, MessageImprint, TSTInfo } from 'pkijs'
+import { serialNumber } from './issue-certificate.ts'
 import type { TimestampAuthority } from './timestamp-authority.ts'
 
 /** The policy the development TSA states: an arc of 2.999, which ITU-T reserves for examples. */
@@ -25,9 +26,9 @@ export function developmentTimestampAuthority(signer: CmsSigner): TimestampAutho
           hashAlgorithm: new AlgorithmIdentifier({ algorithmId: CMS_OID.sha256 }),
           hashedMessage: new OctetString({ valueHex: new Uint8Array(imprint).buffer }),
         }),
-        serialNumber: new Integer({
-          valueHex: crypto.getRandomValues(new Uint8Array(8)).map((b, i) => (i === 0 ? b & 0x7f : b)).buffer,
-        }),
+        // Minimal DER, as a certificate's serial: a leading zero byte (1 token in 256 before) is a malformed INTEGER
+        // to BouncyCastle, and iText refused the file.
+        serialNumber: new Integer({ valueHex: serialNumber() }),
         genTime: time,
       })
       const content = new Uint8Array(info.toSchema().toBER(false))

@@ -19,6 +19,8 @@ import {
   makeSignerKey,
   webCryptoSigningKey,
 } from '@docanchor/client'
+import { fromBER } from 'asn1js'
+import { ContentInfo, SignedData, TSTInfo } from 'pkijs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { certificatePem, parsePemCertificates } from '../../src/pdf-signing/certificates.ts'
 import { developmentIdentity } from '../../src/pdf-signing/development-certificates.ts'
@@ -280,6 +282,22 @@ describe('a PDF signature’s CMS', () => {
       join(dir, 'dev-ca.pem'),
     ])
     expect(verified.stdout).toContain('Verification: OK')
+  })
+
+  it('gives its tokens serial numbers in minimal DER (a leading zero byte is malformed to BouncyCastle)', async () => {
+    const authority = developmentTimestampAuthority(identity.timestamping)
+    for (let i = 0; i < 600; i++) {
+      const { der } = await authority.timestamp(IMPRINT)
+      const signedData = new SignedData({
+        schema: new ContentInfo({ schema: fromBER(der.slice().buffer).result }).content,
+      })
+      const content = signedData.encapContentInfo.eContent!.valueBlock.valueHexView
+      const serial = new TSTInfo({ schema: fromBER(content.slice().buffer).result }).serialNumber.valueBlock
+        .valueHexView
+      const redundant =
+        serial.length > 1 && ((serial[0] === 0 && serial[1]! < 0x80) || (serial[0] === 0xff && serial[1]! >= 0x80))
+      expect(redundant, Buffer.from(serial).toString('hex')).toBe(false)
+    }
   })
 })
 
