@@ -92,8 +92,9 @@ it is renewed. Nothing it adds changes what a reader shows, so every signature s
 
   --rpc       read the anchors from this JSON-RPC endpoint instead of trusting the service
   --contract  the DocumentAnchors address for --rpc; without it, the configured service's contract (--service,
-              ANCHOR_URL or the stored login), else the contracts pinned with \`anchor pin\`. A contract named only
-              in the PDF is refused: anyone can deploy one.
+              ANCHOR_URL or the stored login), else the contracts pinned with \`anchor pin\`, else the default
+              service's (the one plain verify asks). A contract named only in the PDF is refused: anyone can
+              deploy one.
   --qr-url    a QR URL printed on the page, for signatures whose metadata (version 1) has none
   --password-file  file holding the password of a PDF that needs one to open (- reads stdin)
 

@@ -57,8 +57,8 @@ const chainUnreachable = (origin: string) =>
 export type Claims = [string, string | undefined][]
 
 /**
- * The lookup for --rpc and the contracts it trusts: --contract, else the configured service's, else the pinned ones;
- * refused when only the PDF names a contract.
+ * The lookup for --rpc and the contracts it trusts: --contract, else the configured service's, else the pinned ones,
+ * else the default service's; refused when only the PDF names a contract.
  */
 export async function chainSource(
   rpc: string,
@@ -78,10 +78,14 @@ export async function chainSource(
   const found = await trustedContracts({
     rpcChainId,
     contractFlag,
-    service: service.configured ? service.client : undefined,
+    service: service.client,
+    serviceConfigured: service.configured,
     pins,
   })
-  if (!found) throw untrustedContract(claims.find(([, contract]) => contract)?.[1], rpcChainId, undefined)
+  if (!found) {
+    const named = claims.find(([, contract]) => contract)?.[1]
+    throw untrustedContract(named, rpcChainId, undefined, service.client.baseUrl)
+  }
   const contracts = new Map<string, Address>()
   for (const [txHash, contract] of claims) {
     const chosen = contractFor(found, contract)
@@ -91,7 +95,9 @@ export async function chainSource(
   // What is shown as checked is what is used: with several pins, only the ones the signatures name.
   const trusted = found.source === 'pinned' ? { ...found, contracts: [...new Set(contracts.values())] } : found
   const contractOf = (txHash: string) => contracts.get(txHash.toLowerCase()) ?? found.contracts[0]!
-  // Payloads are asked of the service even when none is configured (then the default one): the chain checks them.
-  // Attestations are a service's word, so only a configured service's count.
-  return { lookup: chainLookup(client, rpcOrigin, contractOf, service.client, service.configured), trusted }
+  // Payloads and attestations come from the service whose contract counts (configured or default, as for plain
+  // verify); the chain checks the payloads. Under --contract or pins no service vouched for anything: its
+  // attestations count only when it is the one configured.
+  const takeAttestations = trusted.source === 'service' || service.configured
+  return { lookup: chainLookup(client, rpcOrigin, contractOf, service.client, takeAttestations), trusted }
 }

@@ -20,6 +20,8 @@ import { testPdfSignature } from '../../client/test/pdf/test-pdf-signer.ts'
 import { ServiceClient } from '../src/service-client.ts'
 import { runAnchor } from './helpers/run-anchor.ts'
 
+/** Where nothing listens: the default service, down. */
+const DOWN = 'http://127.0.0.1:1'
 let t: TestApp
 let url: string
 let dir: string
@@ -139,9 +141,12 @@ describe('anchor verify --rpc: the contract is never the PDF’s word', () => {
   let forgedPdf: string
   let lookAlike: Hash
   const contract = () => t.chain.contractAddress.toLowerCase()
-  /** A user with no service configured and no login: only --contract and pins can vouch for a contract. */
+  /** A user with no service configured and no login, the default service down: only --contract and pins vouch. */
   const offline = (argv: string[], configHome = join(dir, 'config-offline')) =>
-    runAnchor(argv, { XDG_CONFIG_HOME: configHome, ANCHOR_URL: '' })
+    runAnchor(argv, { XDG_CONFIG_HOME: configHome, ANCHOR_URL: '' }, undefined, { defaultService: DOWN })
+  /** The same user with the default service up (the README's walk-through after `anchor logout`). */
+  const loggedOut = (argv: string[], configHome = join(dir, 'config-logged-out')) =>
+    runAnchor(argv, { XDG_CONFIG_HOME: configHome, ANCHOR_URL: '' }, undefined, { defaultService: url })
 
   beforeAll(async () => {
     honestPdf = await save('rpc-honest.pdf', await signAs(await pdfLibDocument(), ceo, { salt: false }))
@@ -177,6 +182,7 @@ describe('anchor verify --rpc: the contract is never the PDF’s word', () => {
       const run = await offline(['verify', file, '--rpc', t.testChain.rpcUrl])
       expect(run.code).toBe(2)
       expect(run.stderr).toContain('--contract <address>')
+      expect(run.stderr).toContain(`the default service at ${DOWN}, which would name one, did not answer`)
       expect(run.stderr).toContain(`the PDF names contract ${file === forgedPdf ? lookAlike : t.chain.contractAddress}`)
       expect(run.stdout).not.toContain('Verified')
     }
@@ -187,6 +193,19 @@ describe('anchor verify --rpc: the contract is never the PDF’s word', () => {
     expect(run.stdout).toContain(`checked on chain ${t.chain.chainId} against contract ${contract()} (from --contract)`)
     expect(run.stdout).toContain('no anchor with transaction hash')
     expect(run.code).toBe(1)
+  })
+
+  it('after logout, takes the default service’s contract as plain verify takes its answers: one rule for both', async () => {
+    const plain = await loggedOut(['verify', honestPdf, '--json'])
+    expect(JSON.parse(plain.stdout)).toMatchObject({ valid: true, source: 'service', contractSource: 'service' })
+    const run = await loggedOut(['verify', honestPdf, '--rpc', t.testChain.rpcUrl])
+    expect(run.stdout).toContain(`against contract ${contract()} (from the service's /api/info)`)
+    expect(run.stdout).toContain(`anchors read from the chain at ${new URL(t.testChain.rpcUrl).origin}`)
+    expect(run.code).toBe(0)
+    // A forged identity is found through the default service too, as plain verify finds it.
+    const forged = await save('rpc-forged-identity-default.pdf', await signAs(await pdfLibDocument(), ceo))
+    const identity = JSON.parse((await loggedOut(['verify', forged, '--rpc', t.testChain.rpcUrl, '--json'])).stdout)
+    expect(identity.signatures[0]).toMatchObject({ identity: 'mismatch', valid: false })
   })
 
   it('takes the configured service’s contract from /api/info', async () => {
@@ -211,8 +230,8 @@ describe('anchor verify --rpc: the contract is never the PDF’s word', () => {
     })
     expect(JSON.parse(run.stdout).signatures[0]).toMatchObject({ identity: 'mismatch', valid: false })
     expect(run.code).toBe(1)
-    // An unconfigured (default) service's attestations are not taken: the identity is a claim, as the docs say.
-    const offlineRun = await offline([
+    // Under --contract, a service nobody configured vouched for nothing: the identity is a claim, as the docs say.
+    const offlineRun = await loggedOut([
       'verify',
       forged,
       '--rpc',

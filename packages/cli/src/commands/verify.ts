@@ -348,8 +348,9 @@ export const runVerify: CliRun = async (argv, context) => {
     serviceCertificates = info.pdfSigning.certificates.flatMap(pemCertificates)
     timestampCertificates = info.pdfSigning.timestampCertificates.flatMap(pemCertificates)
   }
-  // With --rpc, the configured service (if any) still names its certificates: its answer is only trusted for that.
-  if (values.rpc && configured !== undefined) {
+  // With --rpc, the service (configured, or the default whose contract counts) still names its certificates: its
+  // answer is only trusted for that.
+  if (values.rpc && (configured !== undefined || trusted.source === 'service')) {
     const info = await service.info().catch(() => undefined)
     serviceCertificates = info?.pdfSigning.certificates.flatMap(pemCertificates) ?? []
     timestampCertificates = info?.pdfSigning.timestampCertificates.flatMap(pemCertificates) ?? []

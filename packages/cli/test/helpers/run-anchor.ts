@@ -10,11 +10,15 @@ export interface Run {
   stderr: string
 }
 
-/** Runs `anchor ...argv` with `env` as its environment; `input` is written to stdin once it resolves (login codes). */
+/**
+ * Runs `anchor ...argv` with `env` as its environment; `input` is written to stdin once it resolves (login codes).
+ * `defaultService` stands in for the built-in default (http://127.0.0.1:3000), which no test may count on.
+ */
 export async function runAnchor(
   argv: string[],
   env: Record<string, string>,
   input?: () => Promise<string>,
+  { defaultService }: { defaultService?: string } = {},
 ): Promise<Run> {
   const stdin = new PassThrough()
   const output = capturedOutput()
@@ -25,6 +29,8 @@ export async function runAnchor(
       (error) => stdin.destroy(error),
     )
   else stdin.end()
-  const code = await runAnchorCommand(argv, { io: { stdin, stdout, stderr }, config: loadCliConfig(env) })
+  const config = loadCliConfig(env)
+  if (defaultService !== undefined && !config.serviceUrlConfigured) config.serviceUrl = defaultService
+  const code = await runAnchorCommand(argv, { io: { stdin, stdout, stderr }, config })
   return { code, ...output.text() }
 }
