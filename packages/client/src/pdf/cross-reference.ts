@@ -4,7 +4,7 @@
 // is accepted by looking for the section nearby; the correction is kept, so a writer can be shown the file as it
 // should have been.
 
-import { damaged, PdfError } from './pdf-errors.ts'
+import { damaged, LostCrossReference, PdfError } from './pdf-errors.ts'
 import { PdfDict, PdfLexer, PdfName, readIndirectObject } from './pdf-syntax.ts'
 import type { ReadBudget } from './read-budget.ts'
 import { decodeStream } from './stream-filters.ts'
@@ -37,7 +37,7 @@ export const SEARCH_WINDOW = 256
 /** Reads the section its pointer names, or the nearest one within a few bytes of it. */
 export async function readXrefSection(bytes: Uint8Array, claimed: number, budget: ReadBudget): Promise<XrefSection> {
   if (!Number.isSafeInteger(claimed) || claimed < 0 || claimed >= bytes.length) {
-    throw damaged(`its cross-reference pointer points outside the file (to byte ${claimed})`)
+    throw new LostCrossReference(`its cross-reference pointer points outside the file (to byte ${claimed})`)
   }
   try {
     return await readSectionAt(bytes, claimed, claimed, budget)
@@ -50,8 +50,10 @@ export async function readXrefSection(bytes: Uint8Array, claimed: number, budget
       }
     }
     // A section found but unreadable says what is wrong with it; a pointer to nothing says where it points.
-    if (error instanceof PdfError && /cross-reference|trailer|xref/.test(error.message)) throw error
-    throw damaged(`its cross-reference table is missing: nothing near byte ${claimed}, where it should be, can be read`)
+    if (error instanceof PdfError && !(error instanceof LostCrossReference)) throw error
+    throw new LostCrossReference(
+      `its cross-reference table is missing: nothing near byte ${claimed}, where it should be, can be read`,
+    )
   }
 }
 
@@ -134,14 +136,18 @@ async function readXrefStream(
   claimed: number,
   budget: ReadBudget,
 ): Promise<XrefSection> {
+  // What the pointer names is judged by its dictionary first: a pointer to anything else (another object, the middle
+  // of one) is lost, whatever that object's stream would take to read.
+  if (!isXrefStreamAt(bytes, offset)) {
+    throw new LostCrossReference(
+      `startxref ${offset} points at neither a cross-reference table nor a cross-reference stream`,
+    )
+  }
   const object = await readIndirectObject(bytes, offset, () => {
     throw damaged(`cross-reference stream at byte ${offset} has an indirect /Length`)
   })
   const dict = object.stream?.dict
-  const type = dict?.get('Type')
-  if (!object.stream || !dict || !(type instanceof PdfName) || type.name !== 'XRef') {
-    throw damaged(`startxref ${offset} points at neither a cross-reference table nor a cross-reference stream`)
-  }
+  if (!object.stream || !dict) throw damaged(`cross-reference stream at byte ${offset} has no stream`)
   const widths = dict.get('W')
   const size = dict.get('Size')
   if (
@@ -209,5 +215,21 @@ async function readXrefStream(
     entryPositions: new Map(),
     trailer: dict,
     end: object.end,
+  }
+}
+
+/** Whether an indirect object whose dictionary says /Type /XRef starts at `offset`. */
+function isXrefStreamAt(bytes: Uint8Array, offset: number): boolean {
+  try {
+    const lexer = new PdfLexer(bytes, offset)
+    lexer.readInteger()
+    lexer.readInteger()
+    lexer.expectKeyword('obj')
+    const dict = lexer.readValue()
+    const type = dict instanceof PdfDict ? dict.get('Type') : undefined
+    return type instanceof PdfName && type.name === 'XRef'
+  } catch {
+    // Not an object at all, or none that can be read: no section either.
+    return false
   }
 }

@@ -28,3 +28,14 @@ export class PdfError extends Error {
 
 /** A damaged file, said first in a user's words, then where and what for whoever repairs it. */
 export const damaged = (detail: string) => new PdfError('ERR_PDF_DAMAGED', `the PDF is damaged: ${detail}`)
+
+/**
+ * Damaged so that a cross-reference pointer (`startxref`, `/Prev`) leads to no section at all: qpdf, mutool and
+ * poppler open such a file by rebuilding the data from the objects themselves, and so does signing it
+ * (rebuilt-cross-reference.ts). A section that is there but unreadable or hostile is plainly damaged, never this.
+ */
+export class LostCrossReference extends PdfError {
+  constructor(detail: string) {
+    super('ERR_PDF_DAMAGED', `the PDF is damaged: ${detail}`)
+  }
+}

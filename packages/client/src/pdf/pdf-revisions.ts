@@ -4,7 +4,7 @@
 // scanning the file for it, as PDF.js and qpdf do when they reconstruct a damaged table.
 
 import { readXrefSection, SEARCH_WINDOW, type XrefEntry, type XrefSection } from './cross-reference.ts'
-import { damaged, PdfError } from './pdf-errors.ts'
+import { damaged, LostCrossReference, PdfError } from './pdf-errors.ts'
 import {
   type IndirectObject,
   PdfDict,
@@ -109,7 +109,7 @@ export async function readPdfStructure(bytes: Uint8Array): Promise<PdfStructure>
   if (!hasPdfHeader(bytes)) throw new PdfError('ERR_NOT_PDF', 'not a PDF file (no %PDF- header)')
   const budget = new ReadBudget(bytes.length)
   const at = lastIndexOf(bytes, STARTXREF)
-  if (at < 0) throw damaged('no startxref: the cross-reference table is missing')
+  if (at < 0) throw new LostCrossReference('no startxref: the cross-reference table is missing')
   let offset: number = new PdfLexer(bytes, at + STARTXREF.length).readInteger()
   const chain: XrefSection[] = []
   const seen = new Set<number>()
