@@ -20,7 +20,7 @@ import {
   rotationOf,
   visibleBox,
 } from './page-geometry.ts'
-import { PdfError } from './pdf-errors.ts'
+import { LostCrossReference, PdfError } from './pdf-errors.ts'
 import {
   METADATA_CATALOG_KEY,
   METADATA_STREAM_TYPE,
@@ -28,6 +28,7 @@ import {
   readSignedPdfForUpdate,
   type SignedPdf,
 } from './read-signed-pdf.ts'
+import { withRebuiltCrossReference } from './rebuilt-cross-reference.ts'
 import { describeStructureProblem } from './revision-structure.ts'
 import { changedAfterSigning, changesAfter, signedRevisions } from './signature-changes.ts'
 import { addSignatureField } from './signature-field.ts'
@@ -55,13 +56,18 @@ export interface StampRect {
 }
 
 export interface PreparedSignatureRevision {
+  /**
+   * What the revision is appended to, and so what the signature's document hash is of: the file, or the file and a
+   * revision rebuilding its lost cross-reference data (rebuilt-cross-reference.ts). The file's bytes start it.
+   */
+  base: Uint8Array
   /** What the file holds already: its revisions and the signatures of its latest metadata. */
   existing: SignedPdf
   /** The signatures already listed, oldest first. */
   signatures: PdfSignature[]
   /** Where the QR code will go. */
   stamp: StampRect
-  /** Writes the revision; returns the whole new file (the input bytes, then the revision). */
+  /** Writes the revision; returns the whole new file (the base, then the revision). */
   write(input: SignatureRevisionInput): Promise<Uint8Array>
 }
 
@@ -163,6 +169,20 @@ export function refuseChangedAfterSigning(existing: SignedPdf): void {
 }
 
 /**
+ * The file read for an update, as it is; or, when its cross-reference data is lost, read after a revision that
+ * rebuilds it, as the readers that open such a file rebuild it.
+ */
+async function readWithCrossReference(bytes: Uint8Array, options: PrepareOptions) {
+  try {
+    return { base: bytes, ...(await readSignedPdfForUpdate(bytes, options)) }
+  } catch (error) {
+    if (!(error instanceof LostCrossReference)) throw error
+    const base = await withRebuiltCrossReference(bytes, error)
+    return { base, ...(await readSignedPdfForUpdate(base, options)) }
+  }
+}
+
+/**
  * Checks that a signature revision can be appended to `bytes` at `placement`, before anything irreversible (the
  * anchor transaction) happens. Throws `PdfError` for files that are not PDFs, encrypted, damaged or unsupported,
  * and for a page that does not exist.
@@ -172,7 +192,7 @@ export async function prepareSignatureRevision(
   placement: StampPlacement = {},
   options: PrepareOptions = {},
 ): Promise<PreparedSignatureRevision> {
-  const { pdf: existing, view } = await readSignedPdfForUpdate(bytes, options)
+  const { base, pdf: existing, view } = await readWithCrossReference(bytes, options)
   refuseChangedAfterSigning(existing)
   // The document's first signature certifies it: readers then hold later revisions to form filling and signing.
   const certify = existing.pdfSignatures.length === 0 && existing.certification === null
@@ -207,6 +227,7 @@ export async function prepareSignatureRevision(
   const placed = placeStamp(geometry, square)
 
   return {
+    base,
     existing,
     signatures,
     stamp,
@@ -225,8 +246,8 @@ export async function prepareSignatureRevision(
       })
       const metadataRef = pdf.createStream({ Type: PdfName.of(METADATA_STREAM_TYPE) }, new TextEncoder().encode(json))
       pdf.getCatalog().set(METADATA_CATALOG_KEY, metadataRef)
-      const appended = appendedTo(bytes, view, await pdf.save({ incremental: true }))
-      const placedSignature = placeSignature(appended, bytes.length)
+      const appended = appendedTo(base, view, await pdf.save({ incremental: true }))
+      const placedSignature = placeSignature(appended, base.length)
       const digest = new Uint8Array(
         await crypto.subtle.digest('SHA-256', placedSignature.signedBytes as Uint8Array<ArrayBuffer>),
       )

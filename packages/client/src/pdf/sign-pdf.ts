@@ -79,14 +79,16 @@ export interface SignPdfResult {
   signatures: PdfSignature[]
   qrUrl: string
   stamp: StampRect
-  /** Length of the signed prefix: the input file. */
+  /** Length of the signed prefix: the input file (and the cross-reference revision rebuilt after it, if it was). */
   signedBytes: number
 }
 
 export async function signPdf(input: Uint8Array, options: SignPdfOptions): Promise<SignPdfResult> {
   // Everything that can fail on the file itself fails here, before the anchor is paid for.
   const prepared = await prepareSignatureRevision(input, options.placement, { password: options.password })
-  const documentHash = toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', input as Uint8Array<ArrayBuffer>)))
+  // The base is the input, unless the input's lost cross-reference data had to be rebuilt after it.
+  const { base } = prepared
+  const documentHash = toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', base as Uint8Array<ArrayBuffer>)))
   const payload = buildAnchorPayload({
     documentHash,
     signer: options.signer,
@@ -136,7 +138,7 @@ export async function signPdf(input: Uint8Array, options: SignPdfOptions): Promi
     signatures,
     qrUrl,
     stamp: prepared.stamp,
-    signedBytes: input.length,
+    signedBytes: base.length,
   }
 }
 

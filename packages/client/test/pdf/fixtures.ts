@@ -1,4 +1,4 @@
-// Test PDFs made by qpdf and the system tools that judge the results (qpdf, poppler, zbar): Node only.
+// Test PDFs made by qpdf and the system tools that judge the results (qpdf, poppler, MuPDF, zbar): Node only.
 
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -92,5 +92,20 @@ export function scanQrCodes(pdf: Uint8Array, page = 1): Promise<string[]> {
       if ((error as { code?: number }).code === 4) return []
       throw error
     }
+  })
+}
+
+/**
+ * What MuPDF says while it draws every page of `pdf` (`mutool draw`): its errors and warnings, such as the repair of
+ * a cross-reference table it could not follow. Throws when it cannot open the file at all.
+ */
+export function mutoolComplaints(pdf: Uint8Array): Promise<string[]> {
+  return withTempDir(async (dir) => {
+    await writeFile(join(dir, 'f.pdf'), pdf)
+    const { stdout, stderr } = await run('mutool', ['draw', '-q', '-o', join(dir, 'page-%d.png'), join(dir, 'f.pdf')])
+    // A build of MuPDF without colour management says so of every file: not about the file.
+    return `${stdout}${stderr}`
+      .split('\n')
+      .filter((line) => /^(error|warning)/.test(line) && !line.includes('ICC support is not available'))
   })
 }

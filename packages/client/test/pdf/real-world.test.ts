@@ -3,17 +3,18 @@
 // or that are turned. Each is signed (twice), verified, still opened by qpdf and poppler, its QR codes decoded from
 // the visible page, and any earlier signature of another tool still valid in pdfsig.
 import { execFile } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { PDF } from '@libpdf/core'
 import { degrees, PDFDocument, StandardFonts } from 'pdf-lib'
 import { describe, expect, it } from 'vitest'
 import { checkSignedPdf } from '../../src/pdf/check-signed-pdf.ts'
 import { PdfError } from '../../src/pdf/pdf-errors.ts'
 import { readSignedPdf } from '../../src/pdf/read-signed-pdf.ts'
 import { signPdf } from '../../src/pdf/sign-pdf.ts'
-import { qpdfCheck, qpdfTransform, qpdfWarnings, renderPage } from './fixtures.ts'
+import { mutoolComplaints, qpdfCheck, qpdfTransform, qpdfWarnings, renderPage, withTempDir } from './fixtures.ts'
 import { pdfsigReport, signedByPoppler, signedBySignpdf } from './other-signers.ts'
 import { MemoryAnchors, pdfLibDocument } from './portable-fixtures.ts'
 
@@ -195,6 +196,140 @@ describe('damaged cross-reference data other readers accept', () => {
     // Where the word ends: the byte a repairer opens the file at.
     const at = broken.indexOf("00'00'") + "00'00'".length
     expect(error.message).toBe(`the PDF is damaged: its structure cannot be read at byte ${at} (unexpected "00'00'")`)
+  })
+})
+
+describe('cross-reference data lost, rebuilt from the objects as qpdf, MuPDF and poppler rebuild it', () => {
+  const latin1 = (bytes: Uint8Array) => Buffer.from(bytes).toString('latin1')
+  const bytesOf = (text: string) => new Uint8Array(Buffer.from(text, 'latin1'))
+  /** The file with its last startxref saying `value`, in as many digits as that takes. */
+  const pointingTo = (bytes: Uint8Array, value: number) => {
+    const text = latin1(bytes).replace(/startxref\s+\d+(\s+%%EOF\s*)$/, (_, eof) => `startxref\n${value}${eof}`)
+    expect(text).not.toBe(latin1(bytes))
+    return bytesOf(text)
+  }
+  const firstObject = (bytes: Uint8Array) => latin1(bytes).search(/\d+ 0 obj/)
+  /** What `mutool info` says of the document: its information dictionary and page count. */
+  const mutoolInfo = (pdf: Uint8Array) =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'f.pdf'), pdf)
+      return (await run('mutool', ['info', join(dir, 'f.pdf')])).stdout
+    })
+  const pagesOf = async (pdf: Uint8Array) => /^Pages: \d+$/m.exec(await mutoolInfo(pdf))?.[0]
+
+  const lost: [string, () => Promise<Uint8Array>][] = [
+    [
+      'a startxref pointing at the first object, digits fewer than its table’s offset has',
+      async () => {
+        const bytes = await pdfLibDocument()
+        return pointingTo(bytes, firstObject(bytes))
+      },
+    ],
+    ['a startxref pointing past the end of the file', async () => pointingTo(await pdfLibDocument(), 9_999_999)],
+    [
+      'a cross-reference table cut out, its trailer left',
+      async () => bytesOf(latin1(await pdfLibDocument()).replace(/\nxref\n[\s\S]*?(?=trailer)/, '\n')),
+    ],
+    [
+      'no cross-reference table and no trailer: the objects alone',
+      async () => bytesOf(latin1(await pdfLibDocument()).replace(/\nxref\n[\s\S]*$/, '\n')),
+    ],
+    [
+      'a startxref pointing at an object, in a file of object streams and a cross-reference stream',
+      async () => {
+        const bytes = await pdfLibDocument({ objectStreams: true })
+        return pointingTo(bytes, firstObject(bytes))
+      },
+    ],
+    [
+      'a startxref pointing at an object, in a file of qpdf with object streams and an update after it',
+      async () => {
+        const streams = await qpdfTransform(await pdfLibDocument({ pages: 2 }), ['--object-streams=generate'])
+        const pdf = await PDF.load(streams)
+        pdf.setTitle('Updated')
+        const updated = await pdf.save({ incremental: true })
+        expect(Buffer.from(updated.subarray(0, streams.length)).equals(Buffer.from(streams))).toBe(true)
+        return pointingTo(updated, firstObject(updated))
+      },
+    ],
+  ]
+
+  it('rebuilds a file updated after it was written as its last update has it', async () => {
+    const [, make] = lost.at(-1)!
+    const { bytes } = await signTwice(await make())
+    // The update's title: its Info object comes later in the file than the one in the object stream it replaces.
+    expect(await mutoolInfo(bytes)).toMatch(/\/Title\(Updated\)/)
+  })
+
+  for (const [name, make] of lost) {
+    it(`signs a file with ${name}, which every reader then opens as it is`, async () => {
+      const original = await make()
+      // The damage is real: MuPDF repairs the file to open it; qpdf tries to (it finds no trailer to rebuild a file of
+      // cross-reference streams from: MuPDF alone opens those).
+      expect((await qpdfWarnings(original)).join('\n')).toMatch(/reconstruct/i)
+      expect((await mutoolComplaints(original)).join('\n')).toMatch(/repair/)
+      expect((await readSignedPdf(original).catch((e: unknown) => e)) as PdfError).toMatchObject({
+        code: 'ERR_PDF_DAMAGED',
+      })
+      // Signed twice, verified, the original bytes untouched in front, qpdf --check clean.
+      const { bytes } = await signTwice(original)
+      expect(await pagesOf(bytes)).toEqual(await pagesOf(original))
+      expect((await pdfsigReport(bytes)).signatures.map((s) => s.validation)).toEqual(
+        Array(2).fill('Signature is Valid.'),
+      )
+      expect(await mutoolComplaints(bytes)).toEqual([])
+      // The rebuilt section is a revision before the first signature, and the first signature covers it.
+      const pdf = await readSignedPdf(bytes)
+      expect(pdf.revisions).toHaveLength(3)
+      expect(pdf.revisions[0]!.end).toBeGreaterThan(original.length)
+      expect(pdf.revisions[0]!.metadata).toBeNull()
+    })
+  }
+
+  it('no longer verifies the signature once a byte of the original is changed', async () => {
+    const original = pointingTo(await pdfLibDocument(), 9_999_999)
+    const anchors = new MemoryAnchors()
+    const signed = await signPdf(original, {
+      signer: ADA,
+      verifyBaseUrl: BASE,
+      anchor: anchors.anchor,
+      pdfSignature: anchors.pdfSignature,
+    })
+    expect((await checkSignedPdf(signed.bytes, { verify: anchors.verify })).valid).toBe(true)
+    // The page a byte narrower, in the original's part of the file.
+    const forged = bytesOf(latin1(signed.bytes).replace('/MediaBox [ 0 0 595 842 ]', '/MediaBox [ 0 0 594 842 ]'))
+    expect(latin1(forged).indexOf('594 842')).toBeLessThan(original.length)
+    const result = await checkSignedPdf(forged, { verify: anchors.verify })
+    expect(result.valid).toBe(false)
+    expect(result.signatures[0]!.documentHash).toBe('mismatch')
+  })
+
+  it('does not rebuild the cross-reference data of a file that holds signatures, nor of an encrypted file', async () => {
+    const anchors = new MemoryAnchors()
+    const signed = await signPdf(await pdfLibDocument(), {
+      signer: ADA,
+      verifyBaseUrl: BASE,
+      anchor: anchors.anchor,
+      pdfSignature: anchors.pdfSignature,
+    })
+    const encrypted = await qpdfTransform(await pdfLibDocument(), ['--encrypt', '', 'owner-secret', '256', '--'])
+    for (const [file, why] of [
+      [signed.bytes, /it is not rebuilt, because the file holds signatures: one rebuilt section would hide the/],
+      [encrypted, /it is not rebuilt, because the file is encrypted/],
+    ] as const) {
+      const error = (await signPdf(pointingTo(file, 9_999_999), {
+        signer: GRACE,
+        verifyBaseUrl: BASE,
+        anchor: anchors.anchor,
+        pdfSignature: anchors.pdfSignature,
+      }).catch((e: unknown) => e)) as PdfError
+      expect(error).toBeInstanceOf(PdfError)
+      expect(error.code).toBe('ERR_PDF_DAMAGED')
+      expect(error.message).toMatch(/^the PDF is damaged: its cross-reference pointer points outside the file/)
+      expect(error.message).toMatch(why)
+    }
+    // Nothing was anchored for them.
+    expect(anchors.records.size).toBe(1)
   })
 })
 
