@@ -1,11 +1,12 @@
-// A file whose `startxref` (or a /Prev) leads to no cross-reference section is opened all the same by qpdf, mutool
-// and poppler: they rebuild the cross-reference data by scanning the file for its objects and its trailer. Signing
-// such a file rebuilds it the same way and writes it as a revision of its own after the file's last byte: one section
-// listing every object where the scan found it, the trailer's /Root, /Info and /ID, and no /Prev into the broken
-// data. The original bytes stay as they are, in front of it; every reader, ours included, then reads the file
-// strictly through the rebuilt section, and the signature appended after it covers both. The scan is the one those
-// readers make: the last `N G obj` of a number in the file wins, stream data is skipped (a header inside a content
-// stream is not an object), and objects kept in object streams are listed from the streams themselves.
+// A file whose `startxref` (or a /Prev) leads to no cross-reference section is opened all the same by readers that
+// rebuild the cross-reference data by scanning the file for its objects and its trailer: MuPDF, and qpdf and poppler
+// when they find a `trailer` keyword (a file of cross-reference streams has none). Signing such a file rebuilds the
+// data the same way and writes it as a revision of its own after the file's last byte: one section listing every
+// object where the scan found it, the trailer's /Root, /Info and /ID, and no /Prev into the broken data. The original
+// bytes stay as they are, in front of it; every reader, ours included, then reads the file strictly through the
+// rebuilt section, and the signature appended after it covers both. The scan is the one those readers make: the last
+// `N G obj` of a number in the file wins, stream data is skipped (a header inside a content stream is not an object),
+// and objects kept in object streams are listed from the streams themselves.
 
 import { toHex } from '../formats/hex.ts'
 import { damaged, type LostCrossReference, PdfError } from './pdf-errors.ts'
@@ -31,7 +32,7 @@ interface Scan {
   catalogs: { num: number; offset: number }[]
   /** Whether a signature's /ByteRange is anywhere outside stream data. */
   signed: boolean
-  /** Whether a trailer's /Encrypt is, even one no longer found whole. */
+  /** Whether /Encrypt is anywhere outside stream data: a trailer says so, even one no longer found whole. */
   encrypted: boolean
 }
 
@@ -135,7 +136,8 @@ async function entriesOf(bytes: Uint8Array, scan: Scan): Promise<Map<number, Ent
     // An object stream replaced by a later one of its number holds nothing any more.
     if (scan.objects.get(num)?.offset !== offset) continue
     for (const [index, member] of (await objectStreamMembers(bytes, scan, offset, budget)).entries()) {
-      if (member !== num) found.push({ at: offset, num: member, entry: { type: 'compressed', stream: num, index } })
+      if (member < 1 || member > MAX_OBJECT_NUMBER || member === num) continue
+      found.push({ at: offset, num: member, entry: { type: 'compressed', stream: num, index } })
     }
   }
   found.sort((a, b) => a.at - b.at)
@@ -150,7 +152,7 @@ async function objectStreamMembers(bytes: Uint8Array, scan: Scan, offset: number
       definition &&
       (
         await readIndirectObject(bytes, definition.offset, () => {
-          throw damaged(`the /Length of object stream ${ref.num} refers to a stream`)
+          throw damaged(`the /Length of the object stream at byte ${offset} refers to a stream`)
         })
       ).value
     if (typeof length !== 'number') throw damaged(`the /Length of object stream at byte ${offset} is not a number`)
