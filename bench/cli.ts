@@ -119,11 +119,25 @@ try {
   const usageError = await medianOf(() => measureNode([ANCHOR, 'sign'], {}, 2))
   let signs = 0
   const sign = await medianOf(() =>
-    measureNode([ANCHOR, 'sign', input, '-o', join(work, `out-${signs++}.pdf`), '--name', 'Bench Signer', '--again'], cliEnv),
+    measureNode(
+      [ANCHOR, 'sign', input, '-o', join(work, `out-${signs++}.pdf`), '--name', 'Bench Signer', '--again'],
+      cliEnv,
+    ),
   )
   const signBt = await medianOf(() =>
     measureNode(
-      [ANCHOR, 'sign', input, '-o', join(work, `out-${signs++}.pdf`), '--name', 'Bench Signer', '--again', '--level', 'B-T'],
+      [
+        ANCHOR,
+        'sign',
+        input,
+        '-o',
+        join(work, `out-${signs++}.pdf`),
+        '--name',
+        'Bench Signer',
+        '--again',
+        '--level',
+        'B-T',
+      ],
       cliEnv,
     ),
   )
