@@ -40,9 +40,10 @@ named only inside a PDF never is.`,
                    attests the login's and verifiers would show a mismatch
   --unattested     sign with --email as stated, without the service's attestation (shown as claimed)
   --page           page for the QR code, from 1 (default 1)
-  --x, --y         lower-left corner of the QR code in points from the lower-left corner of the page as it is
-                   displayed (rotation and crop box applied); default: bottom right, left of earlier codes
-  --size           side of the QR code in points, 36 to 1000 (default 96)
+  --x, --y         lower-left corner of the stamp (the QR code and its caption under it) in points from the
+                   lower-left corner of the page as it is displayed (rotation and crop box applied); default: bottom
+                   right, left of earlier stamps
+  --size           side of the QR code in points, 36 to 1000 (default 96; the caption adds a fifth below it)
   --password-file  file holding the password of a PDF that needs one to open (- reads stdin); an owner password
                    alone needs none
   --force          replace an existing <out.pdf> (never the input itself)

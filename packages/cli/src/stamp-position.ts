@@ -2,7 +2,8 @@
 import type { StampRect } from '@docanchor/client'
 
 export function describeStamp(stamp: StampRect): string {
-  return `page ${stamp.page} at (${points(stamp.x)}, ${points(stamp.y)}), ${points(stamp.size)} pt`
+  const stampHeight = `${points(stamp.height)} pt tall with its caption`
+  return `page ${stamp.page} at (${points(stamp.x)}, ${points(stamp.y)}), ${points(stamp.size)} pt (${stampHeight})`
 }
 
 /** A tenth of a point (1/720 inch) is finer than anyone places a stamp by hand. */

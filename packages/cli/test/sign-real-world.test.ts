@@ -49,12 +49,12 @@ describe('anchor sign spends nothing when it would fail afterwards', () => {
     [
       'a QR code off the page (a negative --x parses)',
       ['--x', '-50', '--y', '20'],
-      /on page 1, the code would lie off the page: x must be between 0 and 499 and y between 0 and 746/,
+      /on page 1, the code would lie off the page: x must be between 0 and 499 and y between 0 and 725\.84/,
     ],
     [
       'a QR code beyond the page',
       ['--x', '5000', '--y', '5000'],
-      /the code would lie off the page: x must be between 0 and 499 .* \(the page shows 595 × 842 pt\)/,
+      /the code would lie off the page: x must be between 0 and 499 .* the page shows 595 × 842 pt\)/,
     ],
     ['a --size out of range', ['--size', '5'], /--size 5 is not valid: it must be a number of points from 36 to 1000/],
     ['a page the PDF lacks', ['--page', '3'], /page 3 does not exist \(the PDF has 1\)/],

@@ -6,14 +6,14 @@
 // kind with /Prev); it runs on Web APIs as well.
 
 import { type PDF, PdfName } from '@libpdf/core'
-import QRCode from 'qrcode'
 import { type PdfSignature, writePdfMetadata } from '../formats/pdf-metadata.ts'
 import { signatureStructureProblem } from './check-pdf-signatures.ts'
 import { openWithLibrary } from './encrypted-pdf.ts'
+import { drawFormAppearances, needsAppearances, UNDRAWN_CODE_WARNING } from './form-appearances.ts'
 import {
   boxOf,
-  type DisplayedSquare,
-  defaultSquare,
+  type DisplayedStamp,
+  defaultPlace,
   outsidePage,
   type PageGeometry,
   placeStamp,
@@ -33,13 +33,14 @@ import { describeStructureProblem } from './revision-structure.ts'
 import { changedAfterSigning, changesAfter, signedRevisions } from './signature-changes.ts'
 import { addSignatureField } from './signature-field.ts'
 import { placeSignature } from './signature-placeholder.ts'
+import { captionLines, qrModules, stampLayout } from './stamp-appearance.ts'
 
 export interface StampPlacement {
   /** 1-based page number; default 1. */
   page?: number
   /**
-   * Lower-left corner in points from the lower-left corner of the page as a reader shows it (its visible box, turned
-   * by its /Rotate); default: bottom right, left of earlier stamps.
+   * The stamp's lower-left corner (its caption's, under the code) in points from the lower-left corner of the page as
+   * a reader shows it (its visible box, turned by its /Rotate); default: bottom right, left of earlier stamps.
    */
   x?: number
   y?: number
@@ -47,12 +48,16 @@ export interface StampPlacement {
   size?: number
 }
 
-/** Where the stamp went: page, and the square as the page is shown (see StampPlacement). */
+/**
+ * Where the stamp went: page, lower-left corner as the page is shown (see StampPlacement), the code's side, and the
+ * stamp's height (the code and, under it, its caption).
+ */
 export interface StampRect {
   page: number
   x: number
   y: number
   size: number
+  height: number
 }
 
 export interface PreparedSignatureRevision {
@@ -67,6 +72,8 @@ export interface PreparedSignatureRevision {
   signatures: PdfSignature[]
   /** Where the QR code will go. */
   stamp: StampRect
+  /** What a person should know of how the revision will show (see form-appearances.ts). */
+  warnings: string[]
   /** Writes the revision; returns the whole new file (the base, then the revision). */
   write(input: SignatureRevisionInput): Promise<Uint8Array>
 }
@@ -89,27 +96,6 @@ export const MIN_STAMP_SIZE = 36
 export const MAX_STAMP_SIZE = 1000
 const STAMP_MARGIN = 24
 const STAMP_GAP = 8
-/** Quiet zone around the code, in modules, as ISO/IEC 18004 asks for. */
-const QUIET_ZONE = 4
-
-/** A QR code as a 1-bit DeviceGray image, one pixel per module: crisp at any size and a few hundred bytes. */
-function qrImage(text: string): { width: number; data: Uint8Array } {
-  const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' })
-  const width = modules.size + 2 * QUIET_ZONE
-  const rowBytes = Math.ceil(width / 8)
-  // Bit 1 is white in DeviceGray; start all white and clear the dark modules.
-  const data = new Uint8Array(rowBytes * width).fill(0xff)
-  for (let row = 0; row < modules.size; row++) {
-    for (let col = 0; col < modules.size; col++) {
-      if (!modules.get(row, col)) continue
-      const y = row + QUIET_ZONE
-      const x = col + QUIET_ZONE
-      data[y * rowBytes + (x >> 3)]! &= ~(0x80 >> (x & 7))
-    }
-  }
-  return { width, data }
-}
-
 export async function loadForUpdate(view: Uint8Array, password: string | undefined): Promise<PDF> {
   const { document } = await openWithLibrary(view, password)
   const blocker = document.canSaveIncrementally()
@@ -212,33 +198,42 @@ export async function prepareSignatureRevision(
     )
   }
   const geometry = geometryOf(probe, pageNumber)
-  const fallback = defaultSquare(geometry, size, signatures.length, STAMP_MARGIN, STAMP_GAP)
-  const square: DisplayedSquare = {
+  const layout = stampLayout(size)
+  const fallback = defaultPlace(geometry, layout, signatures.length, STAMP_MARGIN, STAMP_GAP)
+  const place: DisplayedStamp = {
     x: placement.x ?? fallback?.x ?? 0,
     y: placement.y ?? fallback?.y ?? 0,
-    size,
+    width: layout.width,
+    height: layout.height,
   }
   if (!fallback && (placement.x === undefined || placement.y === undefined)) {
     throw new PdfError('ERR_PDF_UNSUPPORTED', `page ${pageNumber} has no free place left for a code: give x and y`)
   }
-  const outside = outsidePage(geometry, square)
+  const outside = outsidePage(geometry, place, size)
   if (outside) throw new PdfError('ERR_PDF_UNSUPPORTED', `on page ${pageNumber}, ${outside}`)
-  const stamp = { page: pageNumber, ...square }
-  const placed = placeStamp(geometry, square)
+  const stamp = { page: pageNumber, x: place.x, y: place.y, size, height: layout.height }
+  const placed = placeStamp(geometry, place)
+  // Only a file nobody signed yet may have its form drawn: that changes what an earlier signer saw.
+  const formToDraw = needsAppearances(probe) && existing.pdfSignatures.length === 0
+  const warnings = needsAppearances(probe) && !formToDraw ? [UNDRAWN_CODE_WARNING] : []
 
   return {
     base,
     existing,
     signatures,
     stamp,
+    warnings,
     async write(input) {
       const json = writePdfMetadata({ signatures: input.signatures })
       // A fresh load: the probe must not carry state into the update.
       const pdf = await loadForUpdate(view, options.password)
+      if (formToDraw) await drawFormAppearances(pdf)
       addSignatureField(pdf, {
         pageIndex: stamp.page - 1,
         placed,
-        qr: qrImage(input.qrUrl),
+        layout,
+        qr: qrModules(input.qrUrl),
+        caption: captionLines(input.signerName, input.time, layout),
         signerName: input.signerName,
         reason: input.reason,
         time: input.time,

@@ -19,17 +19,21 @@ export interface PageGeometry {
   rotation: Rotation
 }
 
-/** A square on the page as displayed: lower-left corner from the displayed page's lower-left, and side. */
-export interface DisplayedSquare {
+/** The stamp on the page as displayed: lower-left corner from the displayed page's lower-left, width and height. */
+export interface DisplayedStamp {
   x: number
   y: number
-  size: number
+  width: number
+  height: number
 }
 
 export interface PlacedStamp {
-  /** The square in user space, [x1 y1 x2 y2]: an annotation's /Rect. */
+  /** The stamp in user space, [x1 y1 x2 y2]: an annotation's /Rect. */
   rect: [number, number, number, number]
-  /** Maps the unit square onto it so that an image drawn there appears upright: the `cm` operands. */
+  /**
+   * The appearance's /Matrix: it is drawn upright in a box of the displayed width and height, and this turns it
+   * against the page's /Rotate (readers turn annotations with the page), into the first quadrant.
+   */
   matrix: [number, number, number, number, number, number]
 }
 
@@ -66,71 +70,70 @@ export function displayedSize({ box, rotation }: PageGeometry): { width: number;
     : { width: box.width, height: box.height }
 }
 
-/** The square `square` (displayed) in user space, and the matrix that draws a unit image upright into it. */
-export function placeStamp({ box, rotation }: PageGeometry, square: DisplayedSquare): PlacedStamp {
+/** The stamp `stamp` (displayed) in user space, and the matrix that turns its upright appearance into it. */
+export function placeStamp({ box, rotation }: PageGeometry, stamp: DisplayedStamp): PlacedStamp {
   const { x: x0, y: y0, width: w, height: h } = box
-  const { x: dx, y: dy, size: s } = square
-  // The square's lower-left corner in user space, and the matrix turning the image against the page's rotation.
-  let x: number
-  let y: number
-  let matrix: PlacedStamp['matrix']
+  const { x: dx, y: dy, width, height } = stamp
   switch (rotation) {
     case 0:
-      x = x0 + dx
-      y = y0 + dy
-      matrix = [s, 0, 0, s, x, y]
-      break
+      return { rect: rectAt(x0 + dx, y0 + dy, width, height), matrix: [1, 0, 0, 1, 0, 0] }
     case 90:
-      x = x0 + w - dy - s
-      y = y0 + dx
-      matrix = [0, s, -s, 0, x + s, y]
-      break
+      return { rect: rectAt(x0 + w - dy - height, y0 + dx, height, width), matrix: [0, 1, -1, 0, height, 0] }
     case 180:
-      x = x0 + w - dx - s
-      y = y0 + h - dy - s
-      matrix = [-s, 0, 0, -s, x + s, y + s]
-      break
+      return {
+        rect: rectAt(x0 + w - dx - width, y0 + h - dy - height, width, height),
+        matrix: [-1, 0, 0, -1, width, height],
+      }
     case 270:
-      x = x0 + dy
-      y = y0 + h - dx - s
-      matrix = [0, -s, s, 0, x, y + s]
-      break
+      return { rect: rectAt(x0 + dy, y0 + h - dx - width, height, width), matrix: [0, -1, 1, 0, 0, width] }
   }
-  return { rect: [x, y, x + s, y + s], matrix }
 }
+
+const rectAt = (x: number, y: number, width: number, height: number): PlacedStamp['rect'] => [
+  x,
+  y,
+  x + width,
+  y + height,
+]
 
 /**
  * Where the n-th stamp goes by default (n from 0): the bottom-right corner of the displayed page, then leftwards,
  * then a row up; undefined when the page has no room left for it.
  */
-export function defaultSquare(
+export function defaultPlace(
   geometry: PageGeometry,
-  size: number,
+  stamp: { width: number; height: number },
   n: number,
   margin: number,
   gap: number,
-): DisplayedSquare | undefined {
+): DisplayedStamp | undefined {
   const { width, height } = displayedSize(geometry)
-  const perRow = Math.floor((width - 2 * margin + gap) / (size + gap))
-  const rows = Math.floor((height - 2 * margin + gap) / (size + gap))
+  const perRow = Math.floor((width - 2 * margin + gap) / (stamp.width + gap))
+  const rows = Math.floor((height - 2 * margin + gap) / (stamp.height + gap))
   if (perRow < 1 || rows < 1 || n >= perRow * rows) return undefined
   const column = n % perRow
   const row = Math.floor(n / perRow)
-  return { x: width - margin - size - column * (size + gap), y: margin + row * (size + gap), size }
+  return {
+    x: width - margin - stamp.width - column * (stamp.width + gap),
+    y: margin + row * (stamp.height + gap),
+    ...stamp,
+  }
 }
 
-/** Why `square` does not fit the displayed page, naming the ranges that do; undefined when it fits. */
-export function outsidePage(geometry: PageGeometry, square: DisplayedSquare): string | undefined {
+/**
+ * Why `stamp` does not fit the displayed page, naming the ranges that do; undefined when it fits. `size` is the
+ * code's side, as the user gave it.
+ */
+export function outsidePage(geometry: PageGeometry, stamp: DisplayedStamp, size: number): string | undefined {
   const { width, height } = displayedSize(geometry)
-  const maxX = Math.floor((width - square.size) * 100) / 100
-  const maxY = Math.floor((height - square.size) * 100) / 100
-  if (square.size > Math.min(width, height)) {
-    return `a code of ${square.size} pt does not fit the page, which shows ${round(width)} × ${round(height)} pt`
-  }
-  if (square.x < 0 || square.x > maxX || square.y < 0 || square.y > maxY) {
+  const maxX = Math.floor((width - stamp.width) * 100) / 100
+  const maxY = Math.floor((height - stamp.height) * 100) / 100
+  const sizes = `its stamp, caption included, is ${round(stamp.width)} × ${round(stamp.height)} pt; the page shows ${round(width)} × ${round(height)} pt`
+  if (stamp.width > width || stamp.height > height) return `a code of ${size} pt does not fit the page (${sizes})`
+  if (stamp.x < 0 || stamp.x > maxX || stamp.y < 0 || stamp.y > maxY) {
     return (
       `the code would lie off the page: x must be between 0 and ${maxX} and y between 0 and ${maxY} for a code of ` +
-      `${square.size} pt (the page shows ${round(width)} × ${round(height)} pt)`
+      `${size} pt (${sizes})`
     )
   }
   return undefined

@@ -4,7 +4,10 @@
 // (the last definition through every /Prev), never as bytes. Allowed after a signature: a new signature field with
 // its widget on a page's /Annots and in the form's /Fields (its appearance is its signer's, so it must be signed in
 // the same revision or invisible), the signing of an empty signature field, the form's /SigFlags, this project's
-// metadata stream, a DSS and what it holds, and document timestamps (signature fields as well). Everything else a
+// metadata stream, a DSS and what it holds, and document timestamps (signature fields as well); and, in the revision
+// of a form's first signature only, the drawing of a form that asked readers to draw it (/NeedAppearances cleared,
+// each field's widget given an appearance, as Acrobat does when it signs), reported as a note: nobody had signed what
+// readers drew before, and poppler would otherwise hide the signature (form-appearances.ts). Everything else a
 // reader could show differently is a change. Rewriting the document information (/Info) or the XMP metadata changes
 // nothing shown, so it is reported as a note, not as a change (docs/security.md says why).
 
@@ -165,6 +168,9 @@ class AllowedChanges {
   /** Changed objects a rule has judged already (the catalog, the form, a page, an /Annots array, ...). */
   private readonly judged = new Set<number>()
 
+  /** Whether this revision may draw the form (see the file's opening comment); settled by judgeCatalog. */
+  private formDrawing = false
+
   constructor(
     private readonly before: RevisionState,
     private readonly after: RevisionState,
@@ -279,6 +285,7 @@ class AllowedChanges {
       return
     }
     const olderDict = isDict(older) ? older : new PdfDict(new Map())
+    this.formDrawing = olderDict.get('NeedAppearances') === true && !(await this.anythingSigned(this.before))
     const olderFields = await this.before.resolver.resolve(olderDict.get('Fields'))
     const hadFields = Array.isArray(olderFields) && olderFields.length > 0
     for (const key of new Set([...olderDict.entries.keys(), ...newer.entries.keys()])) {
@@ -295,6 +302,10 @@ class AllowedChanges {
         continue
       }
       if (sameValue(a, b) || key === 'SigFlags') continue
+      if (key === 'NeedAppearances' && this.formDrawing && b !== true) {
+        this.note('the form’s fields, drawn for the readers that were asked to draw them (/NeedAppearances)')
+        continue
+      }
       // A new form's default appearance and resources serve only the signature fields it is made for; an older
       // form's may gain resources (a signer's font), never change those its fields may be drawn with.
       if ((key === 'DA' || key === 'DR') && !hadFields) continue
@@ -424,6 +435,7 @@ class AllowedChanges {
       return
     }
     if (await this.isSigningOfEmptyField(older, newer)) return
+    if (this.formDrawing && (await this.isDrawnWidget(older, newer))) return
     const used = reach.uses.get(num)
     if (!used) return
     const zones = new Set([...used.zones, ...(this.before.reach.uses.get(num)?.zones ?? [])])
@@ -475,6 +487,18 @@ class AllowedChanges {
       this.change(kindOfRole(role), describeUse(PAGES_ZONE, ['Pages', key], role, page), [page])
     }
     this.judged.add(num)
+  }
+
+  /** A widget of a field that is not a signature's, given its appearance and nothing else, while the form is drawn. */
+  private async isDrawnWidget(older: IndirectObject, newer: IndirectObject): Promise<boolean> {
+    const a = older.value
+    const b = newer.value
+    if (!isDict(a) || !isDict(b) || nameOf(b.get('Subtype')) !== 'Widget') return false
+    if ((await this.fieldType(this.after, b)) === 'Sig') return false
+    for (const key of new Set([...a.entries.keys(), ...b.entries.keys()])) {
+      if (key !== 'AP' && !sameValue(a.get(key), b.get(key))) return false
+    }
+    return true
   }
 
   /** An empty signature field (or its widget) that this revision signs: it gains /V, and its appearance may change. */

@@ -133,7 +133,7 @@ export async function signPdf(input: Uint8Array, options: SignPdfOptions): Promi
     : { bytes, warnings: [] }
   return {
     bytes: archived.bytes,
-    warnings: archived.warnings,
+    warnings: [...prepared.warnings, ...archived.warnings],
     signature,
     signatures,
     qrUrl,

@@ -1,18 +1,21 @@
 // What a signature revision adds to the document besides its metadata: a signature field whose widget shows the QR
-// code (its normal appearance, a form XObject) on the chosen page, and the signature dictionary the field's value
+// code and its caption (its normal appearance, a form XObject drawn by stamp-appearance.ts) on the chosen page, and the signature dictionary the field's value
 // points to, with placeholders for /ByteRange and /Contents (signature-placeholder.ts). Page content is never
 // touched: readers allow an approval signature to add a field, a widget in the page's /Annots and the form entries,
 // so every earlier signature keeps "the document has not been modified".
 import { type PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfString } from '@libpdf/core'
 import type { PlacedStamp } from './page-geometry.ts'
 import { byteRangePlaceholder, contentsPlaceholder } from './signature-placeholder.ts'
+import { type QrModules, type StampLayout, stampContent } from './stamp-appearance.ts'
 
 export interface SignatureFieldInput {
   /** 0-based page index. */
   pageIndex: number
   placed: PlacedStamp
-  /** The QR code as a 1-bit image, one pixel per module. */
-  qr: { width: number; data: Uint8Array }
+  layout: StampLayout
+  qr: QrModules
+  /** The caption's lines, under the code. */
+  caption: readonly string[]
   /** /Name: the signer's stated name. */
   signerName: string
   /** /Reason: what was anchored where. */
@@ -37,30 +40,27 @@ const SIG_FLAGS = 3
 export function addSignatureField(pdf: PDF, input: SignatureFieldInput): void {
   const page = pdf.getPage(input.pageIndex)!
   const { rect, matrix } = input.placed
-  const [x1, y1, x2, y2] = rect
-  const image = pdf.createStream(
-    {
-      Type: PdfName.of('XObject'),
-      Subtype: PdfName.of('Image'),
-      Width: PdfNumber.of(input.qr.width),
-      Height: PdfNumber.of(input.qr.width),
-      ColorSpace: PdfName.of('DeviceGray'),
-      BitsPerComponent: PdfNumber.of(1),
-    },
-    input.qr.data,
-  )
-  // The appearance is mapped onto /Rect without turning; the image's matrix, relative to the rectangle, turns it
-  // against the page's /Rotate so that it shows upright, as readers turn annotations with the page.
-  const [a, b, c, d, e, f] = matrix
-  const draw = `q ${[a, b, c, d, e - x1, f - y1].map(number).join(' ')} cm /QR Do Q`
+  const { layout } = input
+  // Drawn upright in a box of the stamp's displayed size; /Matrix turns it against the page's /Rotate, and readers
+  // map the turned box onto /Rect.
   const appearance = pdf.createStream(
     {
       Type: PdfName.of('XObject'),
       Subtype: PdfName.of('Form'),
-      BBox: numbers([0, 0, x2 - x1, y2 - y1]),
-      Resources: PdfDict.of({ XObject: PdfDict.of({ QR: image }) }),
+      BBox: numbers([0, 0, layout.width, layout.height]),
+      Matrix: numbers(matrix),
+      Resources: PdfDict.of({
+        Font: PdfDict.of({
+          Helv: PdfDict.of({
+            Type: PdfName.of('Font'),
+            Subtype: PdfName.of('Type1'),
+            BaseFont: PdfName.of('Helvetica'),
+            Encoding: PdfName.of('WinAnsiEncoding'),
+          }),
+        }),
+      }),
     },
-    new TextEncoder().encode(draw),
+    new TextEncoder().encode(stampContent(layout, input.qr, input.caption, 'Helv')),
   )
   const signature = pdf.createDict({
     Type: PdfName.of('Sig'),
@@ -137,11 +137,6 @@ function resolved(pdf: PDF, value: unknown): unknown {
 
 function numbers(values: readonly number[]): PdfArray {
   return new PdfArray(values.map((value) => PdfNumber.of(value)))
-}
-
-/** Up to four decimals, no exponent: what a content stream accepts. */
-function number(value: number): string {
-  return String(Math.round(value * 10_000) / 10_000)
 }
 
 /** `D:YYYYMMDDHHmmSSZ`, in UTC. */

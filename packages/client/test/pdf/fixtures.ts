@@ -52,14 +52,19 @@ export function qpdfWarnings(pdf: Uint8Array): Promise<string[]> {
 }
 
 /** Renders one page (its media box, or with `cropbox` the visible box) to `dir`/page.png with pdftoppm. */
-export async function renderPage(dir: string, pdf: Uint8Array, page: number, options: { cropbox?: boolean } = {}) {
+export async function renderPage(
+  dir: string,
+  pdf: Uint8Array,
+  page: number,
+  options: { cropbox?: boolean; dpi?: number } = {},
+) {
   const pdfFile = join(dir, 'f.pdf')
   await writeFile(pdfFile, pdf)
   const p = String(page)
   const box = options.cropbox ? ['-cropbox'] : []
   await run('pdftoppm', [
     '-r',
-    '150',
+    String(options.dpi ?? 150),
     '-gray',
     '-png',
     ...box,
@@ -74,10 +79,32 @@ export async function renderPage(dir: string, pdf: Uint8Array, page: number, opt
   return join(dir, 'page.png')
 }
 
-/** Renders one page with pdftoppm and decodes every QR code on it with zbarimg. */
-export function scanQrCodes(pdf: Uint8Array, page = 1): Promise<string[]> {
+/**
+ * Renders one page with pdftoppm (poppler), or with `renderer: 'mutool'` MuPDF, at `dpi` (150 unless given), and
+ * decodes every QR code on it with zbarimg.
+ */
+export function scanQrCodes(
+  pdf: Uint8Array,
+  page = 1,
+  { dpi = 150, renderer = 'pdftoppm' }: { dpi?: number; renderer?: 'pdftoppm' | 'mutool' } = {},
+): Promise<string[]> {
   return withTempDir(async (dir) => {
-    await renderPage(dir, pdf, page)
+    if (renderer === 'pdftoppm') await renderPage(dir, pdf, page, { dpi })
+    else {
+      await writeFile(join(dir, 'f.pdf'), pdf)
+      await run('mutool', [
+        'draw',
+        '-q',
+        '-r',
+        String(dpi),
+        '-c',
+        'gray',
+        '-o',
+        join(dir, 'page.png'),
+        join(dir, 'f.pdf'),
+        String(page),
+      ])
+    }
     try {
       const { stdout } = await run('zbarimg', [
         '--quiet',

@@ -8,13 +8,22 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { PDF } from '@libpdf/core'
-import { degrees, PDFDocument, StandardFonts } from 'pdf-lib'
+import { degrees, PDFBool, PDFDocument, PDFName, StandardFonts } from 'pdf-lib'
 import { describe, expect, it } from 'vitest'
 import { checkSignedPdf } from '../../src/pdf/check-signed-pdf.ts'
+import { drawFormAppearances } from '../../src/pdf/form-appearances.ts'
 import { PdfError } from '../../src/pdf/pdf-errors.ts'
 import { readSignedPdf } from '../../src/pdf/read-signed-pdf.ts'
 import { signPdf } from '../../src/pdf/sign-pdf.ts'
-import { mutoolComplaints, qpdfCheck, qpdfTransform, qpdfWarnings, renderPage, withTempDir } from './fixtures.ts'
+import {
+  mutoolComplaints,
+  qpdfCheck,
+  qpdfTransform,
+  qpdfWarnings,
+  renderPage,
+  scanQrCodes,
+  withTempDir,
+} from './fixtures.ts'
 import { pdfsigReport, signedByPoppler, signedBySignpdf } from './other-signers.ts'
 import { MemoryAnchors, pdfLibDocument } from './portable-fixtures.ts'
 
@@ -333,6 +342,69 @@ describe('cross-reference data lost, rebuilt from the objects as qpdf, MuPDF and
   })
 })
 
+/** A form as pdfTeX's hyperref writes one: filled fields with no appearances, and /NeedAppearances true. */
+async function formAskingReadersToDraw(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create()
+  const page = doc.addPage([595, 842])
+  page.drawText('Application form', { x: 72, y: 760, size: 16, font: await doc.embedFont(StandardFonts.Helvetica) })
+  const form = doc.getForm()
+  const name = form.createTextField('applicant')
+  name.setText('Ada Lovelace')
+  name.addToPage(page, { x: 72, y: 700, width: 220, height: 22 })
+  const agree = form.createCheckBox('agree')
+  agree.addToPage(page, { x: 72, y: 660, width: 14, height: 14 })
+  agree.check()
+  form.acroForm.dict.set(PDFName.of('NeedAppearances'), PDFBool.True)
+  return doc.save({ updateFieldAppearances: false })
+}
+
+describe('forms that ask readers to draw their fields (/NeedAppearances)', () => {
+  it('are drawn by the first signature, so poppler and MuPDF both show every code, decodable at 100 dpi', async () => {
+    const form = await formAskingReadersToDraw()
+    const { bytes, qrUrls } = await signTwice(form)
+    for (const renderer of ['pdftoppm', 'mutool'] as const) {
+      expect((await scanQrCodes(bytes, 1, { dpi: 100, renderer })).sort(), renderer).toEqual([...qrUrls].sort())
+    }
+    const text = await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'f.pdf'), bytes)
+      return (await run('mutool', ['draw', '-q', '-F', 'txt', join(dir, 'f.pdf'), '1'])).stdout
+    })
+    // The fields' values, drawn now by the signature, and the codes' captions.
+    expect(text).toContain('Ada Lovelace')
+    expect(text).toContain('Signed by Grace Hopper')
+    expect(text).toMatch(/\d{4}-\d\d-\d\d · scan to verify/)
+    const pdf = await readSignedPdf(bytes)
+    expect(pdf.pdfSignatures).toHaveLength(2)
+  })
+
+  it('keep the flag once another tool signed them, and the signature says which readers will not show its code', async () => {
+    const signedElsewhere = await signedByPoppler(await formAskingReadersToDraw())
+    const anchors = new MemoryAnchors()
+    const result = await signPdf(signedElsewhere, {
+      signer: ADA,
+      verifyBaseUrl: BASE,
+      anchor: anchors.anchor,
+      pdfSignature: anchors.pdfSignature,
+    })
+    expect(result.warnings).toEqual([expect.stringContaining('will not show this QR code')])
+    const checked = await checkSignedPdf(result.bytes, { verify: anchors.verify })
+    expect(checked.signatures[0]!.valid).toBe(true)
+    expect(await scanQrCodes(result.bytes, 1, { renderer: 'mutool' })).toEqual([result.qrUrl])
+    // The other tool's signature saw nothing change.
+    expect((await pdfsigReport(result.bytes)).signatures[0]!.validation).toBe('Signature is Valid.')
+  })
+
+  it('may not be drawn after a signature: fields redrawn then are a change', async () => {
+    const signedElsewhere = await signedByPoppler(await formAskingReadersToDraw())
+    const pdf = await PDF.load(signedElsewhere)
+    await drawFormAppearances(pdf)
+    const redrawn = await pdf.save({ incremental: true })
+    const changes = (await readSignedPdf(redrawn)).changes.map((change) => change.what)
+    expect(changes).toContain('the form’s settings (/NeedAppearances)')
+    expect(changes.some((what) => what.startsWith('a form field on page 1, its value or its appearance'))).toBe(true)
+  })
+})
+
 describe('page geometry', () => {
   /** Page 1: MediaBox [100 200 695 1042] and CropBox [60 342 400 782] as the issue found them; page 2: /Rotate 90. */
   async function awkwardPages(): Promise<Uint8Array> {
@@ -392,7 +464,11 @@ describe('page geometry', () => {
     const pdf = await awkwardPages()
     for (const [placement, words] of [
       // The visible box is the CropBox clipped to the MediaBox: 300 × 440 pt.
-      [{ x: 5000, y: 5000 }, /x must be between 0 and 204 and y between 0 and 344 for a code of 96 pt/],
+      // The stamp is the code's 96 pt and 20.16 pt of caption under it.
+      [
+        { x: 5000, y: 5000 },
+        /x must be between 0 and 204 and y between 0 and 323\.84 for a code of 96 pt \(its stamp, caption included, is 96 × 116\.16 pt; the page shows 300 × 440 pt\)/,
+      ],
       [{ x: -50, y: 10 }, /x must be between 0 and/],
       [{ size: 20 }, /between 36 and 1000 pt/],
       [{ page: 9 }, /page 9 does not exist \(the PDF has 4\)/],

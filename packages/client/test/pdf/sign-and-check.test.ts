@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { PDF, PdfName, PdfString } from '@libpdf/core'
-import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs'
+import { AnnotationMode, getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs'
 import QRCode from 'qrcode'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildAnchorPayload } from '../../src/formats/anchor-payload.ts'
@@ -148,13 +148,22 @@ describe('signPdf and checkSignedPdf', () => {
       expect(metadata.signatures.map((s) => s.qr_url)).toEqual(steps.map((step) => step.qrUrl))
     })
 
-    it('open in pdf.js, which draws the three images', async () => {
+    it('open in pdf.js, which draws the three codes and their captions', async () => {
       const doc = await getDocument({ data: steps[2]!.bytes.slice(), verbosity: 0 }).promise
       expect(doc.numPages).toBe(1)
-      const operators = await (await doc.getPage(1)).getOperatorList()
-      expect(
-        operators.fnArray.filter((fn) => fn === OPS.paintImageXObject || fn === OPS.paintImageMaskXObject),
-      ).toHaveLength(3)
+      const page = await doc.getPage(1)
+      const operators = await page.getOperatorList({ annotationMode: AnnotationMode.ENABLE })
+      // Each code is one filled path of its dark modules, in its widget's appearance.
+      expect(operators.fnArray.filter((fn) => fn === OPS.constructPath).length).toBeGreaterThanOrEqual(3)
+      // And the caption's two lines, as the glyphs pdf.js shows.
+      const text = operators.fnArray.flatMap((fn, i) =>
+        fn === OPS.showText
+          ? [(operators.argsArray[i][0] as { unicode?: string }[]).map((glyph) => glyph.unicode ?? '').join('')]
+          : [],
+      )
+      const date = new Date().toISOString().slice(0, 10)
+      for (const signer of SIGNERS) expect(text).toContain(`Signed by ${signer.name}`)
+      expect(text.filter((line) => line === `${date} · scan to verify`)).toHaveLength(3)
       await doc.destroy()
     })
 
@@ -162,7 +171,8 @@ describe('signPdf and checkSignedPdf', () => {
       const two = await pdfLibDocument({ pages: 2 })
       const anchors = new MemoryAnchors()
       const prepared = await prepareSignatureRevision(two, { page: 2, x: 40, y: 500, size: 150 })
-      expect(prepared.stamp).toEqual({ page: 2, x: 40, y: 500, size: 150 })
+      // 150 pt of code, and 25.2 pt of caption (9 pt type) under it.
+      expect(prepared.stamp).toEqual({ page: 2, x: 40, y: 500, size: 150, height: 175.2 })
       const { bytes, qrUrl } = await signPdf(two, {
         signer: SIGNERS[0],
         verifyBaseUrl: BASE,
@@ -205,10 +215,10 @@ describe('signPdf and checkSignedPdf', () => {
     })
 
     it('one changed byte in the first signature revision invalidates every signature', async () => {
-      // The drawing operator of signature 1's QR code: inside revision 1, which signature 1's PDF signature covers,
-      // and the document hashes of signatures 2 and 3.
+      // Where signature 1's stamp lies (its /Rect): inside revision 1, which signature 1's PDF signature covers, and
+      // the document hashes of signatures 2 and 3.
       const revision1 = Buffer.from(signed.subarray(steps[0]!.signedBytes, steps[1]!.signedBytes))
-      const at = steps[0]!.signedBytes + revision1.indexOf(' cm')
+      const at = steps[0]!.signedBytes + revision1.indexOf('/Rect [') + 8
       expect(at).toBeGreaterThan(steps[0]!.signedBytes)
       const result = await checkSignedPdf(changeByteAt(at - 1, signed[at - 1] === 0x30 ? 0x31 : 0x30), {
         verify: anchors.verify,
