@@ -206,8 +206,8 @@ describe('anchor login, sign, verify and logout against the service on anvil', (
     const bytes = new Uint8Array(await readFile(signed(3)))
     const end1 = (await readSignedPdf(bytes)).revisions[1]!.end
     const tampered = bytes.slice()
-    // A digit of the first signature's QR drawing operator, inside revision 1.
-    const at = Buffer.from(bytes.subarray(0, end1)).lastIndexOf(' cm') - 1
+    // A digit of where the first signature's stamp lies (its /Rect), inside revision 1.
+    const at = Buffer.from(bytes.subarray(0, end1)).lastIndexOf('/Rect [') + 8
     tampered[at] = tampered[at] === 0x30 ? 0x31 : 0x30
     await writeFile(join(dir, 'tampered.pdf'), tampered)
     const run = await anchor(['verify', join(dir, 'tampered.pdf'), '--json'])
