@@ -33,7 +33,7 @@ describe('relayer key rotation without downtime', () => {
         // contract: the test authorizes it before any relay.
         chainContext: (chain) => ({ relayers: [chain.account(OLD), chain.account(NEW)] }),
         // Long enough for a key's relays to reach the node one after another (nonce order) under the test's load.
-        env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_WAIT_MS: '10000', RELAY_FEE_CACHE_MS: '0' },
+        env: { RELAY_MONITOR_INTERVAL_MS: '0', RELAY_WAIT_MS: '4000', RELAY_FEE_CACHE_MS: '0' },
       }),
       mkdtemp(join(tmpdir(), 'rotation-')),
     ])
