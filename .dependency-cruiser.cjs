@@ -4,7 +4,7 @@ const FOUNDATION = '^src/(config|version|logging|owner-only-files)\\.ts$'
 const INFRASTRUCTURE = '^src/(db|chain|pkcs11|embedded)/|^src/redis-[^/]+\\.ts$'
 const DOMAIN = '^src/(accounts|auth|library|pdf-signing|relayer|verify|web)/'
 const API = '^src/api/'
-const ENTRY = '^src/(server|service)\\.ts$|^src/(admin|operator)/'
+const ENTRY = '^src/(server|service)\\.ts$|^src/operator/'
 const SERVICE = '^src/'
 
 const layerRule = (name, from, above) => ({
