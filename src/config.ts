@@ -223,7 +223,7 @@ export interface Config {
   urlsForPort(port: number): Pick<Config, 'publicUrl' | 'verifyBaseUrl' | 'corsOrigins'>
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL']
   /**
-   * The service's per-request log lines (src/api/request-log.ts). `all`: Fastify's two lines for every request (the
+   * The service's per-request log lines (src/api/request-log-policy.ts). `all`: Fastify's two lines for every request (the
    * development default). `failed-or-slow`: one line for a request answered 5xx, ended by an error, or slower than
    * `slowMs`, with what the two lines carried (the production default: the load balancer writes the access log line of
    * every request, so the instances log only what needs their view). `off`: none (errors are still logged).

@@ -5,9 +5,8 @@
 import { sql } from 'drizzle-orm'
 import { monthlyLimitOf, type PlanLimits } from '../auth/users.ts'
 import type { Database } from '../db/database.ts'
+import { quotaPeriod, UNSIGNED_PREFIX } from '../db/schema.ts'
 import { type Executor, isoTimestamp, rows } from '../db/sql-rows.ts'
-import { UNSIGNED_PREFIX } from '../relayer/outbox/anchors.ts'
-import { quotaPeriod } from '../relayer/outbox/reservations.ts'
 
 const iso = isoTimestamp
 

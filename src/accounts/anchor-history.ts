@@ -3,8 +3,8 @@
 // anchors made meanwhile neither repeat nor shift the pages after it.
 import { sql } from 'drizzle-orm'
 import type { Database } from '../db/database.ts'
+import { UNSIGNED_PREFIX } from '../db/schema.ts'
 import { rows } from '../db/sql-rows.ts'
-import { UNSIGNED_PREFIX } from '../relayer/outbox/anchors.ts'
 
 export const HISTORY_PAGE_DEFAULT = 50
 export const HISTORY_PAGE_MAX = 100

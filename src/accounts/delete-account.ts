@@ -8,9 +8,9 @@ import { sql } from 'drizzle-orm'
 import type { Hash } from 'viem'
 import { emailHash } from '../auth/users.ts'
 import type { Database } from '../db/database.ts'
+import { quotaPeriod } from '../db/schema.ts'
 import { type Executor, rows } from '../db/sql-rows.ts'
 import { revokeSignerCertificates } from '../pdf-signing/signer-certificate-store.ts'
-import { quotaPeriod } from '../relayer/outbox/reservations.ts'
 
 export interface DeletedAccount {
   /** Its sessions, for the instances' caches of live ones to forget at once. */

@@ -5,9 +5,9 @@
 import { sql } from 'drizzle-orm'
 import { monthlyLimitOf, normalizeEmail, type PlanLimits } from '../auth/users.ts'
 import type { Database } from '../db/database.ts'
+import { quotaPeriod } from '../db/schema.ts'
 import { type Executor, rows } from '../db/sql-rows.ts'
 import { revokeSignerCertificates } from '../pdf-signing/signer-certificate-store.ts'
-import { quotaPeriod } from '../relayer/outbox/reservations.ts'
 import { deleteAccount } from './delete-account.ts'
 
 export type AccountChange =

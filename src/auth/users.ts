@@ -3,8 +3,7 @@
 import { createHash } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
 import type { Database } from '../db/database.ts'
-import { anchorUsage, users } from '../db/schema.ts'
-import { quotaPeriod } from '../relayer/outbox/reservations.ts'
+import { anchorUsage, quotaPeriod, users } from '../db/schema.ts'
 import type { TrustProvider } from './jwt.ts'
 
 export interface PublicUser {

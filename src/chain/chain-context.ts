@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
-import type { SignerHealth } from '../relayer/signers/signer-health.ts'
+import type { SignerHealth } from '../pkcs11/signer-health.ts'
 import type { ChainClient } from './chain-client.ts'
 
 /** Everything the API needs to know about the chain it anchors on. */

@@ -123,6 +123,9 @@ export const authExchangeCodes = pgTable('auth_exchange_codes', {
   createdAt: createdAt(),
 })
 
+/** The tx_hash an anchor holds between its reservation and its signed transaction: never a real hash. */
+export const UNSIGNED_PREFIX = 'unsigned:'
+
 export const anchors = pgTable(
   'anchors',
   {
@@ -302,6 +305,16 @@ export const deletedAccountUsage = pgTable(
   },
   (table) => [primaryKey({ columns: [table.emailHash, table.period] })],
 )
+
+/** The anchor_usage period of `now` (its UTC month), and when that month's quota resets. */
+export function quotaPeriod(now = new Date()): { period: string; resetsAt: Date } {
+  const year = now.getUTCFullYear()
+  const month = now.getUTCMonth()
+  return {
+    period: `${year}-${String(month + 1).padStart(2, '0')}-01`,
+    resetsAt: new Date(Date.UTC(year, month + 1, 1)),
+  }
+}
 
 export const anchorUsage = pgTable(
   'anchor_usage',

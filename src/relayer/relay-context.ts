@@ -1,22 +1,21 @@
 // What every relayer action (src/relayer/actions/, relay.ts, monitor.ts) works with: the database, the chain, the
 // settings, and the parts that keep state across requests (fee oracle, receipt watcher, key pool, batchers). Built
-// once per app by src/api/plugins/relayer.ts.
+// once per app by create-relay-context.ts, which sits above the actions it wires in.
 import type { Address } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
 import type { ChainContext } from '../chain/chain-context.ts'
-import { ContractWatch } from '../chain/contract-check.ts'
-import type { Config, RelaySettings } from '../config.ts'
+import type { ContractWatch } from '../chain/contract-check.ts'
+import type { RelaySettings } from '../config.ts'
 import type { Database } from '../db/database.ts'
-import { reconcileWithChain } from './actions/reconcile.ts'
-import { FeeOracle } from './fees.ts'
-import { GroupCommit } from './group-commit.ts'
-import { type AnchorRow, type Mined, markMined } from './outbox/anchors.ts'
+import type { FeeOracle } from './fees.ts'
+import type { GroupCommit } from './group-commit.ts'
+import type { AnchorRow, Mined } from './outbox/anchors.ts'
 import type { Attachment, NewAnchor, Quota, ReserveResult } from './outbox/reservations.ts'
 import type { Slot } from './outbox/slot.ts'
-import { ReceiptWatcher } from './receipt-watcher.ts'
-import { Reconciliation } from './reconciliation.ts'
+import type { ReceiptWatcher } from './receipt-watcher.ts'
+import type { Reconciliation } from './reconciliation.ts'
 import type { AnchorFailure } from './relay-metrics.ts'
-import { RelayerPool, type RelayLogger } from './relayer-pool.ts'
+import type { RelayerPool, RelayLogger } from './relayer-pool.ts'
 import { SendLine } from './send-line.ts'
 
 export interface RelayerDependencies {
@@ -54,62 +53,6 @@ export interface RelayContext extends RelayerDependencies {
   lines: Map<string, SendLine>
   /** Whether relays must wait for a reconciliation with the chain (at start, after a failover). */
   reconciliation: Reconciliation
-}
-
-/** What the relayer takes from the service's configuration, as the service and `npm run admin` build it. */
-export function relayerSettingsOf(
-  config: Pick<Config, 'relay' | 'plans' | 'defaultPlan' | 'chain'>,
-): Pick<RelayerDependencies, 'settings' | 'quota' | 'pollingIntervalMs'> {
-  return {
-    settings: config.relay,
-    quota: { plans: config.plans, defaultPlan: config.defaultPlan },
-    pollingIntervalMs: config.chain.pollingIntervalMs,
-  }
-}
-
-export function createRelayContext(deps: RelayerDependencies): RelayContext {
-  const context: RelayContext = {
-    ...deps,
-    fees: new FeeOracle(deps.chain.client, deps.settings),
-    watcher: new ReceiptWatcher(
-      deps.chain.client,
-      deps.pollingIntervalMs,
-      deps.chain.relayers.map((relayer) => relayer.address),
-    ),
-    contract: new ContractWatch(deps.chain.client, deps.chain.chainId, deps.chain.contractAddress, (state, was) => {
-      deps.onContractMissing?.(state !== 'ok')
-      const where = { contract: deps.chain.contractAddress, chainId: deps.chain.chainId, state }
-      if (state !== 'ok')
-        deps.log.error({ ...where, was }, 'ALERT the node does not serve the contract: relays are refused')
-      else if (was !== 'unknown') deps.log.info(where, 'the node serves the contract again: relays resume')
-    }),
-    pool: new RelayerPool(
-      deps.chain.relayers,
-      deps.chain.client,
-      deps.settings.minBalance,
-      deps.log,
-      deps.onBalance,
-      (address) => deps.chain.signerHealth?.isUp(address) ?? true,
-    ),
-    batches: {
-      reservations: new Map(),
-      attachments: new Map(),
-      confirmations: new GroupCommit((items: Mined[]) => markMined(deps.db, items)),
-    },
-    nonceRows: new Map(),
-    lines: new Map(),
-    reconciliation: new Reconciliation(
-      (options) => reconcileWithChain(context, options),
-      (report, reasons) => {
-        const found = report.recovered + report.adopted
-        const summary = { ...report, reasons }
-        if (found > 0 || report.raised.length > 0)
-          deps.log.warn(summary, 'reconciled with the chain: found what the database forgot')
-        else deps.log.info(summary, 'reconciled with the chain: the database knows everything the keys did')
-      },
-    ),
-  }
-  return context
 }
 
 /** Where a relayer's rows live: its address lower-case, as the database stores it. */

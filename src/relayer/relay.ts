@@ -8,6 +8,7 @@ import { type Hex, type TransactionReceipt, TransactionReceiptNotFoundError } fr
 import type { LocalAccount } from 'viem/accounts'
 import { ChainUnavailableError, orChainUnavailable } from '../chain/chain-errors.ts'
 import { DatabaseForgotError } from '../db/database-unavailable.ts'
+import { quotaPeriod, UNSIGNED_PREFIX } from '../db/schema.ts'
 import { broadcast } from './actions/broadcast.ts'
 import { recordReceipt } from './actions/record-receipt.ts'
 import { reserve } from './actions/reserve.ts'
@@ -16,14 +17,7 @@ import { signAndAttach } from './actions/sign-and-attach.ts'
 import { waitMined } from './actions/wait-mined.ts'
 import { AnchorConflictError, PreviousNotFoundError, QuotaExceededError, UserGoneError } from './errors.ts'
 import type { Fees } from './fees.ts'
-import {
-  type AnchorRow,
-  findAnchorByCompositeHash,
-  findAnchorById,
-  isConfirmedAnchor,
-  UNSIGNED_PREFIX,
-} from './outbox/anchors.ts'
-import { quotaPeriod } from './outbox/reservations.ts'
+import { type AnchorRow, findAnchorByCompositeHash, findAnchorById, isConfirmedAnchor } from './outbox/anchors.ts'
 import type { Slot } from './outbox/slot.ts'
 import { lineOf, type RelayContext, slotOf } from './relay-context.ts'
 

@@ -4,7 +4,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { parseTransaction, recoverMessageAddress, recoverTransactionAddress, type TransactionSerialized } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, type Pkcs11Config } from '../../src/config.ts'
-import { openPkcs11Relayers } from '../../src/relayer/signers/pkcs11-relayers.ts'
+import { openPkcs11Relayers } from '../../src/pkcs11/pkcs11-relayers.ts'
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../helpers/softhsm.ts'
 
 const HALF_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n / 2n

@@ -1,8 +1,9 @@
 // The relayer and its monitor for the app's lifetime: built from the app's dependencies, started when the app is
 // ready, stopped before it closes. Decorated on the app, so the relay route and tests reach the same instances.
 import fp from 'fastify-plugin'
+import { createRelayContext, relayerSettingsOf } from '../../relayer/create-relay-context.ts'
 import { RelayMonitor } from '../../relayer/monitor.ts'
-import { createRelayContext, type RelayContext, relayerSettingsOf } from '../../relayer/relay-context.ts'
+import type { RelayContext } from '../../relayer/relay-context.ts'
 import { createRelayMetrics, type RelayMetrics } from '../../relayer/relay-metrics.ts'
 import type { AppInstance } from '../app-types.ts'
 

@@ -24,8 +24,8 @@ import {
   signerCertificateStatus,
 } from '../../pdf-signing/signer-certificate-store.ts'
 import { TimestampUnavailableError } from '../../pdf-signing/timestamp-authority.ts'
+import { TokenCallError } from '../../pkcs11/pkcs11-key.ts'
 import { findAnchorByTxHash } from '../../relayer/outbox/anchors.ts'
-import { TokenCallError } from '../../relayer/signers/pkcs11-key.ts'
 import type { AppInstance } from '../app-types.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
 

@@ -2,6 +2,7 @@
 import type { IdentityAttestation } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { Database } from '../../db/database.ts'
+import { UNSIGNED_PREFIX } from '../../db/schema.ts'
 import { rows } from '../../db/sql-rows.ts'
 
 export interface AnchorRow {
@@ -22,9 +23,6 @@ export interface AnchorRow {
   reconciled: boolean
   createdAt: Date
 }
-
-/** The tx_hash an anchor holds between its reservation and its signed transaction: never a real hash. */
-export const UNSIGNED_PREFIX = 'unsigned:'
 
 export async function findAnchorByCompositeHash(db: Database, compositeHash: string): Promise<AnchorRow | undefined> {
   const [row] = await rows(db, sql`SELECT * FROM anchors WHERE composite_hash = ${compositeHash}`)

@@ -3,10 +3,10 @@
 import { sql } from 'drizzle-orm'
 import type { Address, Hex } from 'viem'
 import type { Database } from '../../db/database.ts'
+import { UNSIGNED_PREFIX } from '../../db/schema.ts'
 import { rows } from '../../db/sql-rows.ts'
 import type { Fees } from '../fees.ts'
 import type { SignedTransaction } from '../signing.ts'
-import { UNSIGNED_PREFIX } from './anchors.ts'
 import { insertRelayTransaction } from './relay-transactions.ts'
 import type { Slot } from './slot.ts'
 

@@ -38,16 +38,6 @@ export type ReserveResult =
   /** The user was deleted since the request signed in. */
   | { kind: 'no_user' }
 
-/** UTC month of `now`, and when its quota resets. */
-export function quotaPeriod(now = new Date()): { period: string; resetsAt: Date } {
-  const year = now.getUTCFullYear()
-  const month = now.getUTCMonth()
-  return {
-    period: `${year}-${String(month + 1).padStart(2, '0')}-01`,
-    resetsAt: new Date(Date.UTC(year, month + 1, 1)),
-  }
-}
-
 /**
  * Counts each anchor against its user's quota, takes a nonce and stores the anchor holding it: one call of
  * `reserve_anchors` (drizzle/0003_repeat_before_quota.sql) for the whole batch, one transaction, so concurrent relays

@@ -1,7 +1,12 @@
 // Which relayer keys can sign now. A key on a token whose call failed or timed out is down until it answers a probe;
 // the relayer pool gives it no new work meanwhile. Every change is logged and shown as `relayer_signer_up`.
 import { Gauge, type Registry } from 'prom-client'
-import type { RelayLogger } from '../relayer-pool.ts'
+
+/** Where a token's going down and coming back is said (the service's logger). */
+interface HealthLogger {
+  warn(object: object, message: string): void
+  info(object: object, message: string): void
+}
 
 export class SignerHealth {
   private readonly down = new Set<string>()
@@ -9,7 +14,7 @@ export class SignerHealth {
 
   constructor(
     private readonly addresses: readonly string[],
-    private readonly log: Pick<RelayLogger, 'warn' | 'info'>,
+    private readonly log: HealthLogger,
   ) {}
 
   isUp(address: string): boolean {

@@ -8,7 +8,7 @@ import { connectChain } from '../chain/connect-chain.ts'
 import { loadConfigFromProcess } from '../config.ts'
 import { openMigratedDatabase } from '../db/open-migrated-database.ts'
 import { announce, CHANNELS } from '../redis-announcements.ts'
-import { createRelayContext, relayerSettingsOf } from '../relayer/relay-context.ts'
+import { createRelayContext, relayerSettingsOf } from '../relayer/create-relay-context.ts'
 import { adminUsage, runAdminCommand } from './admin-command.ts'
 import { reconcileUsage, runReconcileCommand } from './reconcile-command.ts'
 

@@ -1,4 +1,4 @@
-// REQUEST_LOG: which requests the real app writes a line for (src/api/request-log.ts).
+// REQUEST_LOG: which requests the real app writes a line for (src/api/request-log-policy.ts).
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { captureLogs } from '../helpers/log-capture.ts'

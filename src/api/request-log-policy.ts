@@ -2,7 +2,7 @@
 // line for every request is the balancer's job (HAProxy's `option httplog` writes one per request, answers from its
 // cache included); an instance then logs only what needs its own view: a request answered 5xx, ended by an error, or
 // slower than REQUEST_LOG_SLOW_MS. The other requests cost no log work at all: not even a child logger is built for
-// them (request-logger.ts).
+// them (lazy-child-logger.ts).
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
 import type { Config } from '../config.ts'
 

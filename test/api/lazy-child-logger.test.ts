@@ -1,6 +1,6 @@
 import Fastify, { LogController } from 'fastify'
 import { describe, expect, it } from 'vitest'
-import { lazyRequestLogger, requestLoggerFactory } from '../../src/api/request-logger.ts'
+import { lazyRequestLogger, requestLoggerFactory } from '../../src/api/lazy-child-logger.ts'
 import { captureLogs } from '../helpers/log-capture.ts'
 
 async function appLoggingAt(level: string) {
