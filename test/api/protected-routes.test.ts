@@ -3,22 +3,44 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueToken } from '../../src/auth/jwt.ts'
 import { createTestApp, signInTestUser, TEST_JWT_SECRET, type TestApp } from '../helpers/app.ts'
 
-const PROTECTED: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; payload?: string }[] = [
-  { method: 'POST', url: '/api/relay', payload: '{"compositeHash":"nope"}' },
-  { method: 'POST', url: '/api/relay', payload: '' },
-  { method: 'GET', url: '/api/anchors/zz' },
-  { method: 'GET', url: '/api/auth/me?x=1' },
-  { method: 'POST', url: '/api/auth/logout', payload: '{"broken":' },
-  { method: 'GET', url: '/api/library' },
-  { method: 'PUT', url: '/api/library/sync', payload: '{"signatures":{"upsert":[{"id":"not-a-uuid"}]}}' },
-  { method: 'DELETE', url: '/api/library' },
-  { method: 'GET', url: '/api/library/exists' },
-]
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
+interface ProtectedRoute {
+  method: Method
+  url: string
+  payload?: string
+}
+
+/** Bodies a route must not look at before it has a session: malformed, empty, or of the wrong shape. */
+const HOSTILE_BODIES = ['{"broken":', '', '{"compositeHash":"nope","signatures":{"upsert":[{"id":"not-a-uuid"}]}}']
+
+/**
+ * Every operation the OpenAPI document marks with `security`, so that a new protected route is checked without
+ * anyone adding it here: path parameters filled with what no route accepts, a query the route does not know, and
+ * each hostile body for an operation that takes one.
+ */
+async function protectedRoutes(t: TestApp): Promise<ProtectedRoute[]> {
+  const document = (await t.app.inject({ url: '/openapi.json' })).json() as {
+    paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown }>>
+  }
+  const routes: ProtectedRoute[] = []
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (!operation.security?.length) continue
+      const url = `${path.replace(/\{[^}]+\}/g, 'zz')}?x=1`
+      const upper = method.toUpperCase() as Method
+      if (operation.requestBody) for (const payload of HOSTILE_BODIES) routes.push({ method: upper, url, payload })
+      else routes.push({ method: upper, url })
+    }
+  }
+  return routes
+}
 
 describe('protected routes', () => {
   let t: TestApp
+  let PROTECTED: ProtectedRoute[]
   beforeAll(async () => {
     t = await createTestApp({ env: { RELAY_MONITOR_INTERVAL_MS: '0' } })
+    PROTECTED = await protectedRoutes(t)
   })
   afterAll(() => t.close())
 
@@ -34,6 +56,24 @@ describe('protected routes', () => {
       },
     ],
   ]
+
+  it('are every operation the OpenAPI document marks as needing a session, the API contract’s included', () => {
+    const operations = new Set(PROTECTED.map((route) => `${route.method} ${route.url.replace(/\?.*/, '')}`))
+    // Literal, from API.md: a route that lost its `security` would drop out of the checks below.
+    for (const known of [
+      'POST /api/relay',
+      'GET /api/anchors/zz',
+      'GET /api/anchors',
+      'GET /api/auth/me',
+      'POST /api/auth/logout',
+      'GET /api/library',
+      'PUT /api/library/sync',
+      'DELETE /api/library',
+      'GET /api/library/exists',
+    ]) {
+      expect(operations).toContain(known)
+    }
+  })
 
   for (const [label, headersOf] of tokens) {
     it(`answer 401 to ${label} whatever the body, params or query`, async () => {
