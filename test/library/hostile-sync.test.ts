@@ -26,7 +26,7 @@ process.stdout.write('ready\\n')
 await new Promise((resolve) => process.stdin.once('data', resolve))
 process.stdin.pause()
 // The service answers before the upload ends and closes the connection; a client still writing then may see the
-// close before the answer (undici: "other side closed"). That attempt is repeated once, as a client would.
+// close before the answer (undici: "other side closed", EPIPE). Such an attempt is repeated, up to three times in all (the syncs an account may make a minute here).
 const send = (body, token) =>
   fetch(url + '/api/library/sync', {
     method: 'PUT',
@@ -34,7 +34,12 @@ const send = (body, token) =>
     body,
   })
 const answers = await Promise.all([keys, nested, keys, nested].map(async (body, i) => {
-  const response = await send(body, tokens[i]).catch(() => send(body, tokens[i]))
+  let response
+  for (let attempt = 1; !response; attempt++) {
+    response = await send(body, tokens[i]).catch((error) => {
+      if (attempt === 3) throw error
+    })
+  }
   return { status: response.status, text: await response.text(), keys: parts.length }
 }))
 process.stdout.write(JSON.stringify(answers))
