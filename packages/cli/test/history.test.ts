@@ -82,9 +82,16 @@ describe('anchor history', () => {
       expect(lines[0]).toMatch(new RegExp(`UTC  confirmed  ${txHash}  block \\d+ +${join(home, 'lease-signed.pdf')}$`))
       const json = JSON.parse((await runAnchor(['history', '--json'], env)).stdout)
       expect(json[0].file).toEqual({ input: join(home, 'lease.pdf'), output: join(home, 'lease-signed.pdf') })
-      // Another account on the same computer sees its own anchors, with no file of the first one's.
+      // Another account on the same computer sees its own anchors, with no file of the first one's; and signing the
+      // same file is its own first signature of it, not refused as a second.
       const other = await runAnchor(['history', '--limit', '1'], { ...env, ANCHOR_TOKEN: user.token })
       expect(other.stdout).not.toContain('lease-signed.pdf')
+      const byOther = await runAnchor(
+        ['sign', join(home, 'lease.pdf'), '-o', join(home, 'lease-other.pdf'), '--name', 'Bea', '--level', 'B-T'],
+        { ...env, ANCHOR_TOKEN: user.token },
+      )
+      expect(byOther.stderr).toBe('')
+      expect(byOther.code).toBe(0)
     } finally {
       await rm(home, { recursive: true, force: true })
     }

@@ -1,14 +1,16 @@
 // `anchor login` in a real terminal (a pseudo-terminal made by util-linux's `script`), as a person runs it: it asks
 // for the code, and after the answer it exits by itself, whether the code was right or wrong. With stdin piped, the
-// end of the input ends any read, so only a terminal shows a command that keeps reading (issue 39).
+// end of the input ends any read, so only a terminal shows a command that keeps reading (issue 39). And `anchor sign`
+// there: a second signature of the same file is refused before anything is spent, and `history` names the file.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type SmtpInbox, startSmtpInbox } from '../../../test/auth/smtp-inbox.ts'
-import { createTestApp, type TestApp } from '../../../test/helpers/app.ts'
+import { createTestApp, signInTestUser, type TestApp } from '../../../test/helpers/app.ts'
+import { pdfLibDocument } from '../../client/test/pdf/portable-fixtures.ts'
 import { runAnchor } from './helpers/run-anchor.ts'
 
 const ANCHOR = fileURLToPath(new URL('../bin/anchor.js', import.meta.url))
@@ -62,6 +64,29 @@ async function loginInTerminal(email: string, answers: ((code: string) => string
   }
 }
 
+/** `anchor <argv>` in a pseudo-terminal, nothing typed; its exit code, or 'still running' after 60 s. */
+async function runInTerminal(argv: string[], env: Record<string, string>) {
+  const command = [process.execPath, ANCHOR, ...argv].map(quote).join(' ')
+  const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+    env: { ...process.env, TERM: 'dumb', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  try {
+    const code = await Promise.race([
+      new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit))),
+      new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 60_000)),
+    ])
+    return { code, output }
+  } finally {
+    child.kill('SIGKILL')
+    child.stdin.destroy()
+  }
+}
+
 const right = (sent: string) => sent
 const wrong = (sent: string) => String((Number(sent) + 1) % 1_000_000).padStart(6, '0')
 
@@ -101,4 +126,27 @@ describe('anchor login in a terminal', () => {
     }
     expect(stderr).toMatch(/429 RATE_LIMITED: .*; try again in \d+ (s|min)/)
   })
+})
+
+describe('anchor sign in a terminal', () => {
+  it('refuses to sign the same file twice unless told --again, and history names the file each anchor wrote', async () => {
+    const user = await signInTestUser(t)
+    const env = { ANCHOR_URL: url, ANCHOR_TOKEN: user.token, XDG_CONFIG_HOME: join(dir, 'signer-config') }
+    const lease = join(dir, 'lease.pdf')
+    await writeFile(lease, await pdfLibDocument())
+    const sign = (output: string, ...more: string[]) =>
+      runInTerminal(['sign', lease, '-o', join(dir, output), '--name', 'Ada', '--level', 'B-T', ...more], env)
+    const first = await sign('lease-1.pdf')
+    expect(first.output).toContain('Signed ')
+    expect(first.code).toBe(0)
+    const again = await sign('lease-2.pdf')
+    expect(again.output).toContain(`you already signed this same file (${lease}) on `)
+    expect(again.output).toContain('add --again')
+    expect(again.code).toBe(2)
+    expect((await sign('lease-2.pdf', '--again')).code).toBe(0)
+    const history = await runInTerminal(['history'], env)
+    expect(history.output).toContain(join(dir, 'lease-1.pdf'))
+    expect(history.output).toContain(join(dir, 'lease-2.pdf'))
+    expect(history.code).toBe(0)
+  }, 180_000)
 })

@@ -39,10 +39,12 @@ export const runHistory: CliRun = async (argv, context) => {
     more = cursor !== undefined
   } while (values.all && more)
 
+  // By transaction alone: the service lists only the login's anchors, and no two anchors share a transaction.
   const signedFiles = new Map(
-    (await readSignedFiles(context.config.configDir).catch(() => []))
-      .filter((record) => record.service === service && record.account === (login.email ?? ''))
-      .map((record) => [record.txHash.toLowerCase(), record]),
+    (await readSignedFiles(context.config.configDir).catch(() => [])).map((record) => [
+      record.txHash.toLowerCase(),
+      record,
+    ]),
   )
   const fileOf = (anchor: AnchorState) => signedFiles.get(anchor.txHash.toLowerCase())
   if (values.json) {

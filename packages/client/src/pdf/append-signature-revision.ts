@@ -214,8 +214,9 @@ export async function prepareSignatureRevision(
   const stamp = { page: pageNumber, x: place.x, y: place.y, size, height: layout.height }
   const placed = placeStamp(geometry, place)
   // Only a file nobody signed yet may have its form drawn: that changes what an earlier signer saw.
-  const formToDraw = needsAppearances(probe) && existing.pdfSignatures.length === 0
-  const warnings = needsAppearances(probe) && !formToDraw ? [UNDRAWN_CODE_WARNING] : []
+  const readersDrawForm = needsAppearances(probe)
+  const formToDraw = readersDrawForm && existing.pdfSignatures.length === 0
+  const warnings = readersDrawForm && !formToDraw ? [UNDRAWN_CODE_WARNING] : []
 
   return {
     base,

@@ -5,7 +5,7 @@
 // should have been.
 
 import { damaged, LostCrossReference, PdfError } from './pdf-errors.ts'
-import { PdfDict, PdfLexer, PdfName, readIndirectObject } from './pdf-syntax.ts'
+import { objectValueAt, PdfDict, PdfLexer, PdfName, readIndirectObject } from './pdf-syntax.ts'
 import type { ReadBudget } from './read-budget.ts'
 import { decodeStream } from './stream-filters.ts'
 
@@ -221,11 +221,7 @@ async function readXrefStream(
 /** Whether an indirect object whose dictionary says /Type /XRef starts at `offset`. */
 function isXrefStreamAt(bytes: Uint8Array, offset: number): boolean {
   try {
-    const lexer = new PdfLexer(bytes, offset)
-    lexer.readInteger()
-    lexer.readInteger()
-    lexer.expectKeyword('obj')
-    const dict = lexer.readValue()
+    const dict = objectValueAt(bytes, offset)
     const type = dict instanceof PdfDict ? dict.get('Type') : undefined
     return type instanceof PdfName && type.name === 'XRef'
   } catch {

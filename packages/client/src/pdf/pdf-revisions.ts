@@ -7,6 +7,7 @@ import { readXrefSection, SEARCH_WINDOW, type XrefEntry, type XrefSection } from
 import { damaged, LostCrossReference, PdfError } from './pdf-errors.ts'
 import {
   type IndirectObject,
+  latin1Bytes,
   PdfDict,
   PdfLexer,
   PdfRef,
@@ -47,10 +48,9 @@ export interface PdfStructure {
   parsed: Map<number, IndirectObject>
 }
 
-const ascii = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0))
-const STARTXREF = ascii('startxref')
-const EOF_MARKER = ascii('%%EOF')
-const PDF_HEADER = ascii('%PDF-')
+const STARTXREF = latin1Bytes('startxref')
+const EOF_MARKER = latin1Bytes('%%EOF')
+const PDF_HEADER = latin1Bytes('%PDF-')
 /** Producers may put bytes before the header; readers look for it in the first kilobyte. */
 const HEADER_WINDOW = 1024
 /** More sections than this is a loop or a hostile file rather than a document; fewer for a small file. */

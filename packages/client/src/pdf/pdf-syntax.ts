@@ -211,6 +211,21 @@ export interface IndirectObject {
   end: number
 }
 
+/**
+ * The value after the `N G obj` that starts at `offset`, its stream (if any) unread: what the object's dictionary
+ * says of it. Throws when no object header and value are there.
+ */
+export function objectValueAt(bytes: Uint8Array, offset: number): PdfValue {
+  const lexer = new PdfLexer(bytes, offset)
+  lexer.readInteger()
+  lexer.readInteger()
+  lexer.expectKeyword('obj')
+  return lexer.readValue()
+}
+
+/** Text of PDF syntax (ASCII, or Latin-1 at most) as the bytes a file holds. */
+export const latin1Bytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0))
+
 /** Reads the indirect object `N G obj ... endobj` that starts at `offset`. */
 export async function readIndirectObject(
   bytes: Uint8Array,

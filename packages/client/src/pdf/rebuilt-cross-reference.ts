@@ -10,7 +10,16 @@
 
 import { toHex } from '../formats/hex.ts'
 import { damaged, type LostCrossReference, PdfError } from './pdf-errors.ts'
-import { PdfDict, PdfLexer, PdfName, PdfRef, PdfString, readIndirectObject } from './pdf-syntax.ts'
+import {
+  latin1Bytes,
+  objectValueAt,
+  PdfDict,
+  PdfLexer,
+  PdfName,
+  PdfRef,
+  PdfString,
+  readIndirectObject,
+} from './pdf-syntax.ts'
 import { ReadBudget } from './read-budget.ts'
 import { decodeStream } from './stream-filters.ts'
 
@@ -178,13 +187,7 @@ async function objectStreamMembers(bytes: Uint8Array, scan: Scan, offset: number
 function trailerOf(bytes: Uint8Array, scan: Scan, entries: Map<number, Entry>): PdfDict | undefined {
   for (const { at, kind } of [...scan.trailers].reverse()) {
     try {
-      const lexer = new PdfLexer(bytes, at)
-      if (kind === 'stream') {
-        lexer.readInteger()
-        lexer.readInteger()
-        lexer.expectKeyword('obj')
-      }
-      const dict = lexer.readValue()
+      const dict = kind === 'stream' ? objectValueAt(bytes, at) : new PdfLexer(bytes, at).readValue()
       const root = dict instanceof PdfDict ? dict.get('Root') : undefined
       if (root instanceof PdfRef && entries.has(root.num)) return dict as PdfDict
     } catch {
@@ -199,12 +202,8 @@ function lastCatalog(bytes: Uint8Array, scan: Scan): PdfRef | undefined {
   for (const { num, offset } of [...scan.catalogs].reverse()) {
     const definition = scan.objects.get(num)
     if (definition?.offset !== offset) continue
-    const lexer = new PdfLexer(bytes, offset)
     try {
-      lexer.readInteger()
-      lexer.readInteger()
-      lexer.expectKeyword('obj')
-      const dict = lexer.readValue()
+      const dict = objectValueAt(bytes, offset)
       const type = dict instanceof PdfDict ? dict.get('Type') : undefined
       if (type instanceof PdfName && type.name === 'Catalog') return new PdfRef(num, definition.gen)
     } catch {
@@ -215,7 +214,6 @@ function lastCatalog(bytes: Uint8Array, scan: Scan): PdfRef | undefined {
 }
 
 const reference = (ref: PdfRef) => `${ref.num} ${ref.gen} R`
-const latin1Bytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0))
 
 /** Consecutive runs of the listed numbers and object 0 (the head of the free list), as [first, count] pairs. */
 function runs(entries: Map<number, Entry>): [number, number][] {

@@ -2,6 +2,7 @@
 // that tells a person holding the paper what the code is ("Signed by Ada Lovelace" / "2026-11-28 · scan to verify").
 // The code is drawn as filled squares, not as an image: an upscaled 1-bit image is smoothed by poppler and others
 // into grey edges, and the code then needed a 150 dpi render to decode; squares stay sharp at 100 dpi.
+import { Standard14Font } from '@libpdf/core'
 import QRCode from 'qrcode'
 
 /** The stamp's size for a code of side `size`: the caption's band is added below the code. */
@@ -46,9 +47,8 @@ export function qrModules(text: string): QrModules {
   }
 }
 
-/** Helvetica's advance widths (per 1000 em) of the characters the caption may hold, from its AFM. */
-const HELVETICA_WIDTHS: Record<string, number> = { ' ': 278, '·': 278, '…': 1000, '-': 333 }
-const AVERAGE_WIDTH = 556
+/** The caption's type: a standard font every reader has, so the file embeds none; its metrics are the library's. */
+const HELVETICA = Standard14Font.of('Helvetica')
 
 /** The caption's two lines, each shortened with "…" to fit the stamp's width. */
 export function captionLines(signerName: string, time: Date, layout: StampLayout): string[] {
@@ -65,20 +65,9 @@ function isWinAnsi(character: string): boolean {
   return (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || character === '…'
 }
 
-/**
- * Widths are estimated from the AFM's widths of the characters that matter and the average of the rest (digits
- * and most lower-case letters are 556): a line is shortened early rather than run past the stamp.
- */
-function textWidth(text: string, fontSize: number): number {
-  let units = 0
-  for (const character of text)
-    units += HELVETICA_WIDTHS[character] ?? (/[ijlfrt.,:;'|!I]/.test(character) ? 278 : AVERAGE_WIDTH)
-  return (units / 1000) * fontSize
-}
-
 function fitted(line: string, { width, fontSize }: StampLayout): string {
   let characters = [...line]
-  while (characters.length > 1 && textWidth(characters.join(''), fontSize) > width) {
+  while (characters.length > 1 && HELVETICA.widthOfTextAtSize(characters.join(''), fontSize) > width) {
     characters = [...characters.slice(0, -2), '…']
   }
   return characters.join('')
@@ -103,7 +92,7 @@ export function stampContent(layout: StampLayout, qr: QrModules, lines: readonly
   }
   ops.push('f Q', `BT /${font} ${n(fontSize)} Tf 0 g`)
   lines.forEach((line, i) => {
-    const x = (width - textWidth(line, fontSize)) / 2
+    const x = (width - HELVETICA.widthOfTextAtSize(line, fontSize)) / 2
     const baseline = caption - fontSize * (1.05 + i * 1.15)
     ops.push(`1 0 0 1 ${n(Math.max(0, x))} ${n(baseline)} Tm <${winAnsiHex(line)}> Tj`)
   })

@@ -14,7 +14,7 @@ import { checkSignedPdf } from '../../src/pdf/check-signed-pdf.ts'
 import { drawFormAppearances } from '../../src/pdf/form-appearances.ts'
 import { PdfError } from '../../src/pdf/pdf-errors.ts'
 import { readSignedPdf } from '../../src/pdf/read-signed-pdf.ts'
-import { signPdf } from '../../src/pdf/sign-pdf.ts'
+import { type SignPdfOptions, signPdf } from '../../src/pdf/sign-pdf.ts'
 import {
   mutoolComplaints,
   qpdfCheck,
@@ -32,27 +32,29 @@ const BASE = 'https://verify.example.com'
 const ADA = { type: 'individual', name: 'Ada Lovelace', email: 'ada@example.com' } as const
 const GRACE = { type: 'individual', name: 'Grace Hopper', email: 'grace@navy.example' } as const
 
+/** `signPdf` as this file's tests call it: `signer` anchoring through `anchors`, and any other options. */
+function signWith(
+  anchors: MemoryAnchors,
+  pdf: Uint8Array,
+  signer: SignPdfOptions['signer'],
+  options: Partial<SignPdfOptions> = {},
+) {
+  return signPdf(pdf, {
+    signer,
+    verifyBaseUrl: BASE,
+    anchor: anchors.anchor,
+    pdfSignature: anchors.pdfSignature,
+    ...options,
+  })
+}
+
 /** Signs `pdf` twice (Ada, then Grace) and checks both signatures. */
 async function signTwice(pdf: Uint8Array, options: { password?: string; page?: number; damaged?: boolean } = {}) {
   const anchors = new MemoryAnchors()
   const placement = options.page === undefined ? undefined : { page: options.page }
   const { password } = options
-  const first = await signPdf(pdf, {
-    signer: ADA,
-    verifyBaseUrl: BASE,
-    anchor: anchors.anchor,
-    pdfSignature: anchors.pdfSignature,
-    placement,
-    password,
-  })
-  const second = await signPdf(first.bytes, {
-    signer: GRACE,
-    verifyBaseUrl: BASE,
-    anchor: anchors.anchor,
-    pdfSignature: anchors.pdfSignature,
-    placement,
-    password,
-  })
+  const first = await signWith(anchors, pdf, ADA, { placement, password })
+  const second = await signWith(anchors, first.bytes, GRACE, { placement, password })
   const result = await checkSignedPdf(second.bytes, { verify: anchors.verify, password: options.password })
   expect(result.signatures.map((check) => [check.signature.signer_name, check.valid])).toEqual([
     ['Ada Lovelace', true],
@@ -298,12 +300,7 @@ describe('cross-reference data lost, rebuilt from the objects as qpdf, MuPDF and
   it('no longer verifies the signature once a byte of the original is changed', async () => {
     const original = pointingTo(await pdfLibDocument(), 9_999_999)
     const anchors = new MemoryAnchors()
-    const signed = await signPdf(original, {
-      signer: ADA,
-      verifyBaseUrl: BASE,
-      anchor: anchors.anchor,
-      pdfSignature: anchors.pdfSignature,
-    })
+    const signed = await signWith(anchors, original, ADA)
     expect((await checkSignedPdf(signed.bytes, { verify: anchors.verify })).valid).toBe(true)
     // The page a byte narrower, in the original's part of the file.
     const forged = bytesOf(latin1(signed.bytes).replace('/MediaBox [ 0 0 595 842 ]', '/MediaBox [ 0 0 594 842 ]'))
@@ -315,23 +312,13 @@ describe('cross-reference data lost, rebuilt from the objects as qpdf, MuPDF and
 
   it('does not rebuild the cross-reference data of a file that holds signatures, nor of an encrypted file', async () => {
     const anchors = new MemoryAnchors()
-    const signed = await signPdf(await pdfLibDocument(), {
-      signer: ADA,
-      verifyBaseUrl: BASE,
-      anchor: anchors.anchor,
-      pdfSignature: anchors.pdfSignature,
-    })
+    const signed = await signWith(anchors, await pdfLibDocument(), ADA)
     const encrypted = await qpdfTransform(await pdfLibDocument(), ['--encrypt', '', 'owner-secret', '256', '--'])
     for (const [file, why] of [
       [signed.bytes, /it is not rebuilt, because the file holds signatures: one rebuilt section would hide the/],
       [encrypted, /it is not rebuilt, because the file is encrypted/],
     ] as const) {
-      const error = (await signPdf(pointingTo(file, 9_999_999), {
-        signer: GRACE,
-        verifyBaseUrl: BASE,
-        anchor: anchors.anchor,
-        pdfSignature: anchors.pdfSignature,
-      }).catch((e: unknown) => e)) as PdfError
+      const error = (await signWith(anchors, pointingTo(file, 9_999_999), GRACE).catch((e: unknown) => e)) as PdfError
       expect(error).toBeInstanceOf(PdfError)
       expect(error.code).toBe('ERR_PDF_DAMAGED')
       expect(error.message).toMatch(/^the PDF is damaged: its cross-reference pointer points outside the file/)
@@ -380,12 +367,7 @@ describe('forms that ask readers to draw their fields (/NeedAppearances)', () =>
   it('keep the flag once another tool signed them, and the signature says which readers will not show its code', async () => {
     const signedElsewhere = await signedByPoppler(await formAskingReadersToDraw())
     const anchors = new MemoryAnchors()
-    const result = await signPdf(signedElsewhere, {
-      signer: ADA,
-      verifyBaseUrl: BASE,
-      anchor: anchors.anchor,
-      pdfSignature: anchors.pdfSignature,
-    })
+    const result = await signWith(anchors, signedElsewhere, ADA)
     expect(result.warnings).toEqual([expect.stringContaining('will not show this QR code')])
     const checked = await checkSignedPdf(result.bytes, { verify: anchors.verify })
     expect(checked.signatures[0]!.valid).toBe(true)
@@ -440,20 +422,10 @@ describe('page geometry', () => {
   it('places a default code inside the visible box after one placed by hand, on an offset and on a turned page', async () => {
     for (const page of [1, 2]) {
       const anchors = new MemoryAnchors()
-      const byHand = await signPdf(await awkwardPages(), {
-        signer: ADA,
-        verifyBaseUrl: BASE,
-        anchor: anchors.anchor,
-        pdfSignature: anchors.pdfSignature,
+      const byHand = await signWith(anchors, await awkwardPages(), ADA, {
         placement: { page, x: 10, y: 120, size: 100 },
       })
-      const byDefault = await signPdf(byHand.bytes, {
-        signer: GRACE,
-        verifyBaseUrl: BASE,
-        anchor: anchors.anchor,
-        pdfSignature: anchors.pdfSignature,
-        placement: { page },
-      })
+      const byDefault = await signWith(anchors, byHand.bytes, GRACE, { placement: { page } })
       const codes = await visibleCodes(byDefault.bytes, page)
       expect(codes.map((code) => code.data).sort(), `page ${page}`).toEqual([byHand.qrUrl, byDefault.qrUrl].sort())
     }
@@ -473,15 +445,7 @@ describe('page geometry', () => {
       [{ size: 20 }, /between 36 and 1000 pt/],
       [{ page: 9 }, /page 9 does not exist \(the PDF has 4\)/],
     ] as const) {
-      await expect(
-        signPdf(pdf, {
-          signer: ADA,
-          verifyBaseUrl: BASE,
-          anchor: anchors.anchor,
-          pdfSignature: anchors.pdfSignature,
-          placement,
-        }),
-      ).rejects.toThrow(words)
+      await expect(signWith(anchors, pdf, ADA, { placement })).rejects.toThrow(words)
     }
     expect(anchors.records.size).toBe(0)
   })
