@@ -45,6 +45,10 @@ export function faultSchedule(seconds: number, options: { restore: boolean }): F
   let spike: NodeJS.Timeout | undefined
   let failoverAt: number | undefined
   let stalledPid: number | undefined
+  // A short run puts the reorg and the fee spike inside the stall: they wait for the node to run again, as an operator
+  // would, rather than queue behind a stopped process (a reorg timed out and sent again ran twice, the second failing).
+  let anvilRunning: Promise<void> = Promise.resolve()
+  let resumeAnvil = () => {}
   const faults: Omit<Fault, 'at'>[] = [
     {
       name: 'SIGKILL one instance, restart it',
@@ -68,18 +72,24 @@ export function faultSchedule(seconds: number, options: { restore: boolean }): F
       name: `stall anvil ${stallSeconds} s (SIGSTOP, SIGCONT)`,
       lasts: stallSeconds,
       inject: async (world) => {
+        anvilRunning = new Promise((resolve) => {
+          resumeAnvil = resolve
+        })
         stalledPid = world.anvil.pid
         process.kill(stalledPid, 'SIGSTOP')
       },
       heal: async () => {
         if (stalledPid !== undefined) process.kill(stalledPid, 'SIGCONT')
+        resumeAnvil()
       },
     },
     {
       name: '3-block reorg (anvil_reorg)',
       lasts: 0,
       inject: async (world) => {
-        await world.chain.request({ method: 'anvil_reorg' as never, params: [3, []] as never })
+        await anvilRunning
+        // Not idempotent: sent once.
+        await world.chain.request({ method: 'anvil_reorg' as never, params: [3, []] as never }, { retryCount: 0 })
       },
       heal: async () => {},
     },
@@ -87,6 +97,7 @@ export function faultSchedule(seconds: number, options: { restore: boolean }): F
       name: `base fee ×20 for ${baseFeeSeconds} s`,
       lasts: baseFeeSeconds,
       inject: async (world) => {
+        await anvilRunning
         // The next block's base fee only: set again every block while the spike lasts.
         const block = await world.chain.getBlock()
         const spiked = (block.baseFeePerGas ?? parseGwei('1')) * 20n
