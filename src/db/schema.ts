@@ -126,6 +126,10 @@ export const authExchangeCodes = pgTable('auth_exchange_codes', {
 /** The tx_hash an anchor holds between its reservation and its signed transaction: never a real hash. */
 export const UNSIGNED_PREFIX = 'unsigned:'
 
+/** What an anchor and a relay transaction can be; how each may change is src/relayer/outbox/transitions.ts. */
+export const ANCHOR_STATUSES = ['pending', 'confirmed', 'failed'] as const
+export const RELAY_TRANSACTION_STATUSES = ['signed', 'broadcast', 'mined', 'replaced', 'failed'] as const
+
 export const anchors = pgTable(
   'anchors',
   {
@@ -152,9 +156,7 @@ export const anchors = pgTable(
     identityCommitment: text('identity_commitment'),
     attestedTrust: text('attested_trust'),
     attestedVerified: boolean('attested_verified'),
-    status: text('status', { enum: ['pending', 'confirmed', 'failed'] })
-      .notNull()
-      .default('pending'),
+    status: text('status', { enum: ANCHOR_STATUSES }).notNull().default('pending'),
     blockNumber: bigint('block_number', { mode: 'number' }),
     chainId: integer('chain_id').notNull(),
     relayerAddress: text('relayer_address').notNull(),
@@ -246,9 +248,7 @@ export const relayTransactions = pgTable(
     /** Wei, as decimal strings: fees outgrow JavaScript numbers. */
     maxFeePerGas: text('max_fee_per_gas').notNull(),
     maxPriorityFeePerGas: text('max_priority_fee_per_gas').notNull(),
-    status: text('status', { enum: ['signed', 'broadcast', 'mined', 'replaced', 'failed'] })
-      .notNull()
-      .default('signed'),
+    status: text('status', { enum: RELAY_TRANSACTION_STATUSES }).notNull().default('signed'),
     broadcastAt: timestamp('broadcast_at', { withTimezone: true, precision: 3 }),
     createdAt: createdAt(),
   },

@@ -2,6 +2,7 @@
 // bumped fees, adopts whichever hash of a nonce got mined, re-sends after reorgs, fills nonce gaps. It reads all of its
 // work from the database, so after a restart (or in another process) it picks up everything still open.
 import type { Address, Hex, TransactionReceipt } from 'viem'
+import type { LocalAccount } from 'viem/accounts'
 import { blockOrNull, receiptOrNull, transactionOrNull } from '../chain/definite-reads.ts'
 import { type ExpectedAnchor, recordReceipt } from './actions/record-receipt.ts'
 import { resync } from './actions/resync.ts'
@@ -171,22 +172,22 @@ export class RelayMonitor {
     return latestByKey
   }
 
-  /** Settles one nonce; true when its transaction is stuck at the fee cap. */
+  /**
+   * Settles one nonce; true when its transaction is stuck at the fee cap. Which handler it takes depends on what the
+   * chain shows, in this order: one of its hashes mined, its nonce used by another transaction, an unsent filler
+   * waiting, its newest transaction dropped by the node, or still pending too long.
+   */
   private async settle(group: NonceGroup, head: bigint, latestCount: number, highestAnchorNonce: number) {
     const { context } = this
-    const { client } = context.chain
-    const { settings, log, db } = context
-    const first = group.txs[0]!
-    const anchorId = first.anchorId
     const hashes = group.txs.map((t) => t.txHash)
     // A failed read proves nothing: the nonce waits for the next pass.
-    const receipts = await Promise.all(hashes.map((hash) => receiptOrNull(client, hash))).catch(() => undefined)
+    const receipts = await Promise.all(hashes.map((hash) => receiptOrNull(context.chain.client, hash))).catch(
+      () => undefined,
+    )
     if (!receipts) return false
     const mined = receipts.find((r): r is TransactionReceipt => r !== null)
     if (mined) {
-      if (head - mined.blockNumber + 1n < BigInt(settings.confirmations)) return false
-      if (anchorId === null) await markFillerDone(db, mined.transactionHash.toLowerCase(), 'mined')
-      else await recordReceipt(context, expectedAnchor(first), mined)
+      await this.onMined(group, mined, head)
       return false
     }
 
@@ -196,88 +197,145 @@ export class RelayMonitor {
     // A request of this process is about to send this nonce itself (it waits for its turn in nonce order).
     if (lineOf(context, slot).isComing(group.nonce)) return false
     if (latestCount > group.nonce) {
-      // Mined, but none of our hashes (each asked again, with the count, of one node): another transaction used it.
-      if ((await nonceHolder(context, slot, group.nonce, hashes)) !== 'another') return false
-      if (anchorId === null) {
-        for (const t of group.txs) await markFillerDone(db, t.txHash, 'failed')
-        return false
-      }
-      if (first.anchorStatus === 'confirmed') {
-        log.error({ anchorId, nonce: group.nonce }, 'ALERT a confirmed anchor was reorged out and its nonce reused')
-        return false
-      }
-      // Perhaps ours: a transaction of this anchor the database forgot (a fee bump) mined at its nonce. The chain is
-      // looked at first, or a new nonce would anchor the composite hash a second time.
-      const where = `${group.relayer}:${group.nonce}`
-      const seenAt = this.lookedUpOnChain.get(where)
-      if (seenAt === undefined) {
-        this.lookedUpOnChain.set(where, context.reconciliation.completed)
-        context.reconciliation.require('a nonce of ours was used by a transaction the database does not hold')
-        return false
-      }
-      // A reconciliation that failed, or has not run since, has not looked: re-signing now could anchor twice.
-      if (context.reconciliation.due || context.reconciliation.completed <= seenAt) return false
-      this.lookedUpOnChain.delete(where)
-      log.warn({ anchorId, nonce: group.nonce }, 'nonce used by another transaction: re-signing the anchor')
-      const fees = await context.fees.current()
-      const { tx, nonce } = await reissueAnchor(db, slot, anchorId, (next) =>
-        resign(account, newestOf(group).raw, fees, next),
-      )
-      await this.send(slot, { ...tx, nonce })
+      await this.onNonceTaken(group, slot, account)
       return false
     }
 
     const newest = newestOf(group)
-    const age = Date.now() - newest.createdAt.getTime()
-    const sendable = { raw: newest.raw, hash: newest.txHash, nonce: group.nonce }
-    if (anchorId === null && newest.status === 'signed') {
-      // An unsent filler: a relay may still reuse its nonce; send it only when anchors wait behind it.
-      if (age < settings.stuckAfterMs || highestAnchorNonce < group.nonce) return false
-      if (!(await claimForBroadcast(db, newest.txHash))) return false
-      await this.send(slot, sendable)
+    if (group.txs[0]!.anchorId === null && newest.status === 'signed') {
+      await this.onUnsentFiller(group, slot, highestAnchorNonce)
       return false
     }
-    const known = await transactionOrNull(client, newest.txHash).catch(() => undefined)
+    const known = await transactionOrNull(context.chain.client, newest.txHash).catch(() => undefined)
     if (known === undefined) return false
     // A transaction only its request has sent so far is claimed before the monitor sends it or replaces it, so that
     // request no longer withdraws it.
     let claimed = newest.status !== 'signed'
     if (known === null) {
-      // Dropped by the node (or never sent): the very same transaction again, before any thought of a higher fee.
-      if (!claimed && !(await claimForBroadcast(db, newest.txHash))) return false
+      if ((await this.onDropped(group, slot, claimed)) === 'settled') return false
       claimed = true
-      const outcome = await this.send(slot, sendable, hashes)
-      log.info(
-        { nonce: group.nonce, txHash: newest.txHash, outcome: outcome.kind, reason: reasonOf(outcome) },
-        're-sent a transaction the node did not have',
-      )
-      // Refused on its fee (which fell below the base fee, typically): only a replacement can move the nonce now.
-      if (outcome.kind !== 'underpriced') return false
-    } else if (age < settings.stuckAfterMs) return false
+    } else if (Date.now() - newest.createdAt.getTime() < context.settings.stuckAfterMs) return false
+    return this.onStuck(group, slot, account, claimed)
+  }
+
+  /** Mined: recorded once confirmations deep (a filler is done). */
+  private async onMined(group: NonceGroup, mined: TransactionReceipt, head: bigint): Promise<void> {
+    const { context } = this
+    if (head - mined.blockNumber + 1n < BigInt(context.settings.confirmations)) return
+    const first = group.txs[0]!
+    if (first.anchorId === null) await markFillerDone(context.db, mined.transactionHash.toLowerCase(), 'mined')
+    else await recordReceipt(context, expectedAnchor(first), mined)
+  }
+
+  /** Mined, but none of our hashes (each asked again, with the count, of one node): another transaction used it. */
+  private async onNonceTaken(group: NonceGroup, slot: Slot, account: LocalAccount): Promise<void> {
+    const { context } = this
+    const { log, db } = context
+    const first = group.txs[0]!
+    const anchorId = first.anchorId
+    const hashes = group.txs.map((t) => t.txHash)
+    if ((await nonceHolder(context, slot, group.nonce, hashes)) !== 'another') return
+    if (anchorId === null) {
+      for (const t of group.txs) await markFillerDone(db, t.txHash, 'outrun')
+      return
+    }
+    if (first.anchorStatus === 'confirmed') {
+      log.error({ anchorId, nonce: group.nonce }, 'ALERT a confirmed anchor was reorged out and its nonce reused')
+      return
+    }
+    // Perhaps ours: a transaction of this anchor the database forgot (a fee bump) mined at its nonce. The chain is
+    // looked at first, or a new nonce would anchor the composite hash a second time.
+    const where = `${group.relayer}:${group.nonce}`
+    const seenAt = this.lookedUpOnChain.get(where)
+    if (seenAt === undefined) {
+      this.lookedUpOnChain.set(where, context.reconciliation.completed)
+      context.reconciliation.require('a nonce of ours was used by a transaction the database does not hold')
+      return
+    }
+    // A reconciliation that failed, or has not run since, has not looked: re-signing now could anchor twice.
+    if (context.reconciliation.due || context.reconciliation.completed <= seenAt) return
+    this.lookedUpOnChain.delete(where)
+    log.warn({ anchorId, nonce: group.nonce }, 'nonce used by another transaction: re-signing the anchor')
+    const fees = await context.fees.current()
+    const { tx, nonce } = await reissueAnchor(db, slot, anchorId, (next) =>
+      resign(account, newestOf(group).raw, fees, next),
+    )
+    await this.send(slot, { ...tx, nonce })
+  }
+
+  /** An unsent filler: a relay may still reuse its nonce; it is sent only when anchors wait behind it. */
+  private async onUnsentFiller(group: NonceGroup, slot: Slot, highestAnchorNonce: number): Promise<void> {
+    const newest = newestOf(group)
+    const age = Date.now() - newest.createdAt.getTime()
+    if (age < this.context.settings.stuckAfterMs || highestAnchorNonce < group.nonce) return
+    if (!(await claimForBroadcast(this.context.db, newest.txHash))) return
+    await this.send(slot, sendableOf(group))
+  }
+
+  /**
+   * Dropped by the node (or never sent): the very same transaction again, before any thought of a higher fee.
+   * 'replace' when the node refused it on its fee (which fell below the base fee, typically): only a replacement can
+   * move the nonce now.
+   */
+  private async onDropped(group: NonceGroup, slot: Slot, claimed: boolean): Promise<'settled' | 'replace'> {
+    const newest = newestOf(group)
+    if (!claimed && !(await claimForBroadcast(this.context.db, newest.txHash))) return 'settled'
+    const outcome = await this.send(
+      slot,
+      sendableOf(group),
+      group.txs.map((t) => t.txHash),
+    )
+    this.context.log.info(
+      { nonce: group.nonce, txHash: newest.txHash, outcome: outcome.kind, reason: reasonOf(outcome) },
+      're-sent a transaction the node did not have',
+    )
+    return outcome.kind === 'underpriced' ? 'replace' : 'settled'
+  }
+
+  /** Pending too long (or refused on its fee): replaced at a bumped fee, or re-sent as it is at the fee cap. */
+  private async onStuck(group: NonceGroup, slot: Slot, account: LocalAccount, claimed: boolean): Promise<boolean> {
+    const { context } = this
     // A confirmed anchor back on the open list was reorged out: only ever re-send its very transaction.
     if (group.txs.some((t) => t.anchorStatus === 'confirmed')) return false
+    const newest = newestOf(group)
     if (newest.fees.maxFeePerGas >= context.fees.cap) {
-      if (!this.alerted.has(newest.txHash)) {
-        this.alerted.add(newest.txHash)
-        log.error(
-          { relayer: group.relayer, nonce: group.nonce, txHash: newest.txHash },
-          'ALERT transaction stuck at the fee cap: re-sending at the cap; other relayers take new work',
-        )
-      }
-      await this.send(slot, sendable, hashes)
+      await this.atFeeCap(group, slot)
       return true
     }
-    if (!claimed && !(await claimForBroadcast(db, newest.txHash))) return false
+    if (!claimed && !(await claimForBroadcast(context.db, newest.txHash))) return false
+    const hashes = group.txs.map((t) => t.txHash)
     const current = await context.fees.current().catch(() => newest.fees)
-    const bumped = await resign(account, newest.raw, context.fees.bump(newest.fees, settings.feeBumpPercent, current))
-    if (!(await addReplacement(db, slot, { anchorId, nonce: group.nonce }, bumped))) return false
+    const bumped = await resign(
+      account,
+      newest.raw,
+      context.fees.bump(newest.fees, context.settings.feeBumpPercent, current),
+    )
+    const anchorId = group.txs[0]!.anchorId
+    if (!(await addReplacement(context.db, slot, { anchorId, nonce: group.nonce }, bumped))) return false
     context.watcher.follow(newest.txHash, bumped.hash)
     const outcome = await this.send(slot, { ...bumped, nonce: group.nonce }, [...hashes, bumped.hash])
-    log.info(
+    context.log.info(
       { nonce: group.nonce, txHash: bumped.hash, replaces: newest.txHash, outcome: outcome.kind },
       'stuck transaction replaced',
     )
     return false
+  }
+
+  /** Stuck at the fee cap: re-sent as it is, alerted once; the pool gives other relayers new work meanwhile. */
+  private async atFeeCap(group: NonceGroup, slot: Slot): Promise<void> {
+    const newest = newestOf(group)
+    if (!this.alerted.has(newest.txHash)) {
+      this.alerted.add(newest.txHash)
+      this.context.log.error(
+        { relayer: group.relayer, nonce: group.nonce, txHash: newest.txHash },
+        'ALERT transaction stuck at the fee cap: re-sending at the cap; other relayers take new work',
+      )
+    }
+    await this.send(
+      slot,
+      sendableOf(group),
+      group.txs.map((t) => t.txHash),
+    )
   }
 
   /**
@@ -383,4 +441,10 @@ function groupByNonce(open: OpenTransaction[]): NonceGroup[] {
 
 function newestOf(group: NonceGroup): OpenTransaction {
   return group.txs[group.txs.length - 1]!
+}
+
+/** The nonce's newest transaction, to send as it is. */
+function sendableOf(group: NonceGroup): Sendable {
+  const newest = newestOf(group)
+  return { raw: newest.raw, hash: newest.txHash, nonce: group.nonce }
 }

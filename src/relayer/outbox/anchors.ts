@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm'
 import type { Database } from '../../db/database.ts'
 import { UNSIGNED_PREFIX } from '../../db/schema.ts'
 import { rows } from '../../db/sql-rows.ts'
+import { ANCHOR_TRANSITIONS } from './transitions.ts'
 
 export interface AnchorRow {
   id: string
@@ -75,7 +76,7 @@ export async function markMined(db: Database, mined: Mined[]): Promise<(AnchorRo
     anchorId,
     txHash,
     blockNumber,
-    status: confirmed ? 'confirmed' : 'failed',
+    status: confirmed ? ANCHOR_TRANSITIONS.mined.to : ANCHOR_TRANSITIONS.reverted.to,
   }))
   const updated = await rows(db, sql`SELECT * FROM mark_mined(${JSON.stringify(items)}::jsonb)`)
   const byId = new Map(updated.map((row) => [String(row.id), toAnchor(row)]))

@@ -9,6 +9,7 @@ import type { Fees } from '../fees.ts'
 import type { SignedTransaction } from '../signing.ts'
 import { insertRelayTransaction } from './relay-transactions.ts'
 import type { Slot } from './slot.ts'
+import { leaves, RELAY_TRANSACTION_TRANSITIONS as TRANSACTION } from './transitions.ts'
 
 /** Anchors reserved but never signed (their request died in between), older than `olderThanMs`. */
 export async function unsignedAnchors(
@@ -31,8 +32,12 @@ export async function unsignedAnchors(
   }))
 }
 
-export async function markFillerDone(db: Database, txHash: string, status: 'mined' | 'failed'): Promise<void> {
-  await db.execute(sql`UPDATE relay_transactions SET status = ${status} WHERE tx_hash = ${txHash}`)
+/** A filler is done: its self-transfer mined, or another transaction of the key used its nonce. */
+export async function markFillerDone(db: Database, txHash: string, outcome: 'mined' | 'outrun'): Promise<void> {
+  const transition = outcome === 'mined' ? TRANSACTION.fillerMined : TRANSACTION.fillerOutrun
+  await db.execute(
+    sql`UPDATE relay_transactions SET status = ${transition.to} WHERE tx_hash = ${txHash} AND ${leaves(transition)}`,
+  )
 }
 
 /**
@@ -43,8 +48,8 @@ export async function markFillerDone(db: Database, txHash: string, status: 'mine
 export async function claimForBroadcast(db: Database, txHash: string): Promise<boolean> {
   const claimed = await rows(
     db,
-    sql`UPDATE relay_transactions SET status = 'broadcast', broadcast_at = now()
-        WHERE tx_hash = ${txHash} AND status = 'signed' RETURNING 1`,
+    sql`UPDATE relay_transactions SET status = ${TRANSACTION.claimed.to}, broadcast_at = now()
+        WHERE tx_hash = ${txHash} AND ${leaves(TRANSACTION.claimed)} RETURNING 1`,
   )
   return claimed.length > 0
 }
@@ -146,5 +151,8 @@ export async function recentConfirmed(db: Database, chainId: number, sinceBlock:
 
 /** Puts a confirmed anchor's mined transaction back on the open list after a reorg removed it (same hash). */
 export async function reopenMined(db: Database, txHash: string): Promise<void> {
-  await db.execute(sql`UPDATE relay_transactions SET status = 'broadcast' WHERE tx_hash = ${txHash}`)
+  const { reorged } = TRANSACTION
+  await db.execute(
+    sql`UPDATE relay_transactions SET status = ${reorged.to} WHERE tx_hash = ${txHash} AND ${leaves(reorged)}`,
+  )
 }

@@ -5,6 +5,7 @@ import { type Executor, rows } from '../../db/sql-rows.ts'
 import type { SignedTransaction } from '../signing.ts'
 import { insertRelayTransaction } from './relay-transactions.ts'
 import type { Slot } from './slot.ts'
+import { leaves, RELAY_TRANSACTION_TRANSITIONS as TRANSACTION } from './transitions.ts'
 
 /** The nonce authority (`take_nonce` in drizzle/0001_relay_functions.sql): a reused filler's nonce, else a fresh one. */
 export async function takeNonce(tx: Executor, slot: Slot): Promise<number> {
@@ -92,9 +93,9 @@ export async function nonceAuthorityPastChain(
 ): Promise<number | undefined> {
   await ensureNonceRow(db, slot, chain.pending)
   await db.execute(
-    sql`UPDATE relay_transactions SET status = 'failed'
+    sql`UPDATE relay_transactions SET status = ${TRANSACTION.fillerPassed.to}
         WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} AND anchor_id IS NULL
-          AND status = 'signed' AND nonce < ${chain.pending}`,
+          AND ${leaves(TRANSACTION.fillerPassed)} AND nonce < ${chain.pending}`,
   )
   const [row] = await rows(
     db,

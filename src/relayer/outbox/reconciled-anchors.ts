@@ -11,6 +11,7 @@ import type { Fees } from '../fees.ts'
 import type { SignedTransaction } from '../signing.ts'
 import { insertRelayTransaction } from './relay-transactions.ts'
 import type { Slot } from './slot.ts'
+import { ANCHOR_TRANSITIONS as ANCHOR, leaves, RELAY_TRANSACTION_TRANSITIONS as TRANSACTION } from './transitions.ts'
 
 /** A DocumentAnchored event of one of the service's keys, with its transaction as the chain holds it. */
 export interface ChainAnchor {
@@ -113,7 +114,7 @@ function recordOnce(db: Database, slot: Slot, found: ChainAnchor, keepNonce: Kee
   return db.transaction(async (tx) => {
     const [known] = await rows(tx, sql`SELECT 1 AS ok FROM relay_transactions WHERE tx_hash = ${found.txHash}`)
     if (known) return { kind: 'known' }
-    const status = found.final ? 'confirmed' : 'pending'
+    const adopted = found.final ? ANCHOR.adoptedFinal : ANCHOR.adoptedShallow
     // Anchors before their transactions, as everywhere (mark_mined, withdrawAnchor): one lock order, no deadlock.
     const [owner] = await rows(
       tx,
@@ -135,16 +136,16 @@ function recordOnce(db: Database, slot: Slot, found: ChainAnchor, keepNonce: Kee
     // A filler holding the nonce is done, the nonce used: retired before an occupant takes a fresh nonce, which would
     // otherwise reuse that filler's.
     await tx.execute(
-      sql`UPDATE relay_transactions SET status = 'failed'
+      sql`UPDATE relay_transactions SET status = ${TRANSACTION.fillerOutrun.to}
           WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} AND nonce = ${found.nonce}
-            AND anchor_id IS NULL AND status IN ('signed', 'broadcast')`,
+            AND anchor_id IS NULL AND ${leaves(TRANSACTION.fillerOutrun)}`,
     )
     for (const occupant of occupants) {
       await tx.execute(
-        sql`UPDATE anchors SET nonce = take_nonce(${slot.chainId}, ${slot.relayer}), status = 'pending',
+        sql`UPDATE anchors SET nonce = take_nonce(${slot.chainId}, ${slot.relayer}), status = ${ANCHOR.displaced.to},
                    tx_hash = ${UNSIGNED_PREFIX} || gen_random_uuid(), block_number = NULL, confirmed_at = NULL,
                    updated_at = now()
-            WHERE id = ${occupant.id}`,
+            WHERE id = ${occupant.id} AND ${leaves(ANCHOR.displaced)}`,
       )
       await replaceOpenTransactions(tx, String(occupant.id))
     }
@@ -155,16 +156,16 @@ function recordOnce(db: Database, slot: Slot, found: ChainAnchor, keepNonce: Kee
       await replaceOpenTransactions(tx, anchorId)
       await tx.execute(
         sql`UPDATE anchors SET tx_hash = ${found.txHash}, nonce = ${found.nonce}, relayer_address = ${slot.relayer},
-                   status = ${status}, block_number = ${found.blockNumber},
+                   status = ${adopted.to}, block_number = ${found.blockNumber},
                    confirmed_at = ${found.final ? sql`now()` : sql`NULL`}, updated_at = now()
-            WHERE id = ${anchorId}`,
+            WHERE id = ${anchorId} AND ${leaves(adopted)}`,
       )
     } else {
       const [inserted] = await rows(
         tx,
         sql`INSERT INTO anchors (tx_hash, composite_hash, previous_tx_hash, encrypted_payload, reconciled_at, status,
                                  block_number, chain_id, relayer_address, nonce, confirmed_at)
-            VALUES (${found.txHash}, ${found.compositeHash}, ${found.previousTxHash}, NULL, now(), ${status},
+            VALUES (${found.txHash}, ${found.compositeHash}, ${found.previousTxHash}, NULL, now(), ${adopted.to},
                     ${found.blockNumber}, ${slot.chainId}, ${slot.relayer}, ${found.nonce},
                     ${found.final ? sql`now()` : sql`NULL`})
             RETURNING id`,
@@ -207,8 +208,8 @@ async function keepVacatedNonce(
 /** The anchor's transactions not mined yet are replaced: it holds another nonce, or the one the chain mined. */
 function replaceOpenTransactions(tx: Executor, anchorId: string): Promise<unknown> {
   return tx.execute(
-    sql`UPDATE relay_transactions SET status = 'replaced'
-        WHERE anchor_id = ${anchorId} AND status IN ('signed', 'broadcast')`,
+    sql`UPDATE relay_transactions SET status = ${TRANSACTION.superseded.to}
+        WHERE anchor_id = ${anchorId} AND ${leaves(TRANSACTION.superseded)}`,
   )
 }
 

@@ -10,6 +10,7 @@ import type { SignedTransaction } from '../signing.ts'
 import { takeNonce } from './nonces.ts'
 import { insertRelayTransaction } from './relay-transactions.ts'
 import type { Slot } from './slot.ts'
+import { ANCHOR_TRANSITIONS as ANCHOR, leaves, RELAY_TRANSACTION_TRANSITIONS as TRANSACTION } from './transitions.ts'
 
 export interface NewAnchor {
   compositeHash: string
@@ -184,10 +185,13 @@ export async function reissueAnchor(
     // The anchor before its transactions, as everywhere (mark_mined, withdrawAnchor): one lock order, no deadlock.
     await tx.execute(
       sql`UPDATE anchors SET tx_hash = ${signed.hash}, nonce = ${nonce}, relayer_address = ${slot.relayer},
-                 updated_at = now()
-          WHERE id = ${anchorId}`,
+                 status = ${ANCHOR.nonceTaken.to}, updated_at = now()
+          WHERE id = ${anchorId} AND ${leaves(ANCHOR.nonceTaken)}`,
     )
-    await tx.execute(sql`UPDATE relay_transactions SET status = 'failed' WHERE anchor_id = ${anchorId}`)
+    await tx.execute(
+      sql`UPDATE relay_transactions SET status = ${TRANSACTION.nonceTaken.to}
+          WHERE anchor_id = ${anchorId} AND ${leaves(TRANSACTION.nonceTaken)}`,
+    )
     await insertRelayTransaction(tx, slot, { anchorId, nonce, signed })
     return { nonce, tx: signed }
   })
