@@ -1,4 +1,5 @@
--- The relay's hot path as functions (called from src/relayer/outbox.ts): their statements are parsed and planned once
+-- The text of its day: each function's current text is in drizzle/functions/, applied after the migrations.
+-- The relay's hot path as functions (called from src/relayer/outbox/): their statements are parsed and planned once
 -- per connection, not on every call, and each takes a whole batch of concurrent relays as one jsonb array. Statements
 -- parsed and planned afresh on every relay cost more than everything else a relay does on PGlite.
 

@@ -1,3 +1,4 @@
+-- The text of its day: each function's current text is in drizzle/functions/, applied after the migrations.
 ALTER TABLE "anchors" ADD COLUMN "identity_commitment" text;--> statement-breakpoint
 ALTER TABLE "anchors" ADD COLUMN "attested_trust" text;--> statement-breakpoint
 ALTER TABLE "anchors" ADD COLUMN "attested_verified" boolean;--> statement-breakpoint

@@ -1,3 +1,4 @@
+-- The text of its day: each function's current text is in drizzle/functions/, applied after the migrations.
 -- reserve_anchors (0002) checked the quota before the composite hash, so a client repeating a request to learn its
 -- anchor's state got 429 QUOTA_EXCEEDED once the month's quota was used up. It now answers 'exists' first.
 

@@ -1,3 +1,4 @@
+-- The text of its day: each function's current text is in drizzle/functions/, applied after the migrations.
 -- What the database knows about a document's chain, for a verification (called from src/verify/anchor-index.ts): the
 -- recursive walk through previous_tx_hash from the requested anchor, and the anchors naming it as their previous.
 -- As a function, its statement is parsed and planned once per connection rather than on every verification, which on

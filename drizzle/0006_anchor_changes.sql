@@ -1,3 +1,4 @@
+-- The text of its day: each function's current text is in drizzle/functions/, applied after the migrations.
 -- Every statement that changes anchors announces it on the channel anchors_changed (no payload; several in one
 -- transaction arrive once, at commit). An embedded database's one process listens and forgets what it remembered of
 -- the verify index (src/verify/indexed-chain-cache.ts); PostgreSQL drops a notification nobody listens for.

@@ -1,3 +1,4 @@
+-- The text of its day: each function's current text is in drizzle/functions/, applied after the migrations.
 CREATE TABLE "deleted_account_usage" (
 	"email_hash" text NOT NULL,
 	"period" text NOT NULL,

@@ -1,3 +1,4 @@
+-- The text of its day: each function's current text is in drizzle/functions/, applied after the migrations.
 CREATE TABLE "operator_audit" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"at" timestamp (3) with time zone DEFAULT now() NOT NULL,

@@ -1,3 +1,4 @@
+-- The text of its day: each function's current text is in drizzle/functions/, applied after the migrations.
 -- attach_signed (0001) attached a signed transaction to any anchor still unsigned. A reconciliation with the chain
 -- (0010) may move an unsigned anchor off a nonce the chain consumed while its request is signing at the old one: that
 -- transaction could never be mined, and the anchor would wait for the monitor to notice. The anchor must still hold

@@ -1,3 +1,4 @@
+-- The text of its day: each function's current text is in drizzle/functions/, applied after the migrations.
 -- verify_index as 0008 left it, but the successors a verification lists are the first ones relayed in a total order
 -- (when relayed, then the hash), so that the pages after them (readSuccessorPage, GET /api/verify/:txHash/successors)
 -- follow on without a gap or a repeat, however many share a millisecond (issue 38: spam successors must not hide a

@@ -14,17 +14,18 @@ import { MIGRATIONS_FOLDER, migrateDatabase } from './migrate.ts'
 
 export const PGLITE_CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/docanchor/', import.meta.url))
 
-/** The template's file: its name holds a hash of the PGlite version and of every migration file, so a change to
- * either makes (and uses) another one, never a stale one. */
+/** The template's file: its name holds a hash of the PGlite version and of every migration and function file, so a
+ * change to any makes (and uses) another one, never a stale one. */
 async function templatePath(): Promise<string> {
   // PGlite's package.json is not among its exports; it sits beside its entry point's directory.
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite')
   const { version } = JSON.parse(await readFile(join(entry, '../../package.json'), 'utf8')) as { version: string }
   const hash = createHash('sha256').update(`pglite ${version}\n`)
-  for (const dir of [MIGRATIONS_FOLDER, join(MIGRATIONS_FOLDER, 'meta')]) {
+  for (const sub of ['', 'meta/', 'functions/']) {
+    const dir = join(MIGRATIONS_FOLDER, sub)
     const files = (await readdir(dir, { withFileTypes: true })).filter((entry) => entry.isFile())
     for (const file of files.map((entry) => entry.name).sort()) {
-      hash.update(`${dir === MIGRATIONS_FOLDER ? '' : 'meta/'}${file}\n`).update(await readFile(join(dir, file)))
+      hash.update(`${sub}${file}\n`).update(await readFile(join(dir, file)))
     }
   }
   return join(PGLITE_CACHE_DIR, `pglite-template-${hash.digest('hex').slice(0, 16)}.tar`)

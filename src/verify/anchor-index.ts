@@ -29,7 +29,7 @@ interface IndexRow {
 }
 
 /**
- * One call of verify_index (drizzle/0005_verify_index.sql): the recursive walk through `previous_tx_hash` and the
+ * One call of verify_index (drizzle/functions/verify_index.sql): the recursive walk through `previous_tx_hash` and the
  * successors, bounded by the given limits.
  */
 export async function readIndexedChain(

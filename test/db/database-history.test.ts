@@ -1,7 +1,7 @@
 // A failover seen from the service's pool: a primary and its standby behind HAProxy (deploy/haproxy-postgres.cfg, the
 // soak's pair), the primary SIGKILLed and the standby promoted. The first connection to the new primary tells its new
 // timeline before anything else runs on it, which is what makes the relayer reconcile before it anchors again.
-// Needs the machine's PostgreSQL binaries: runs with the PostgreSQL tests (DATABASE_URL set, as CI's second pass).
+// Needs the machine's PostgreSQL binaries: runs with the PostgreSQL tests (DATABASE_URL set, as in CI's Node 26 pass).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'

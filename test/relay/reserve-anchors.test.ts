@@ -1,4 +1,4 @@
-// reserve_anchors on its own (drizzle/0001_relay_functions.sql): a batch mixes users, limits and taken hashes, and
+// reserve_anchors on its own (drizzle/functions/reserve_anchors.sql): a batch mixes users, limits and taken hashes, and
 // each item must come out exactly as if it had been reserved alone, in order.
 import { randomBytes } from 'node:crypto'
 import { ZERO_TX_HASH } from '@docanchor/client'

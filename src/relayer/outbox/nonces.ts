@@ -7,7 +7,7 @@ import { insertRelayTransaction } from './relay-transactions.ts'
 import type { Slot } from './slot.ts'
 import { leaves, RELAY_TRANSACTION_TRANSITIONS as TRANSACTION } from './transitions.ts'
 
-/** The nonce authority (`take_nonce` in drizzle/0001_relay_functions.sql): a reused filler's nonce, else a fresh one. */
+/** The nonce authority (`take_nonce`, drizzle/functions/take_nonce.sql): a reused filler's nonce, else a fresh one. */
 export async function takeNonce(tx: Executor, slot: Slot): Promise<number> {
   const [taken] = await rows(tx, sql`SELECT take_nonce(${slot.chainId}, ${slot.relayer}) AS nonce`)
   return Number(taken!.nonce)

@@ -41,9 +41,9 @@ export type ReserveResult =
 
 /**
  * Counts each anchor against its user's quota, takes a nonce and stores the anchor holding it: one call of
- * `reserve_anchors` (drizzle/0003_repeat_before_quota.sql) for the whole batch, one transaction, so concurrent relays
- * share it and the relayer's nonce row is locked only while it runs. An item whose composite hash is taken is undone on its
- * own, count and nonce with it. Signing (about 1 ms of CPU each) happens afterwards, so no lock is held across it;
+ * `reserve_anchors` (drizzle/functions/reserve_anchors.sql) for the whole batch, one transaction, so concurrent
+ * relays share it and the relayer's nonce row is locked only while it runs. An item whose composite hash is taken is
+ * undone on its own, count and nonce with it. Signing (about 1 ms of CPU each) happens afterwards, so no lock is held across it;
  * `attachSigned` then stores the signed transactions before anyone sends them.
  */
 export async function reserveAnchors(
