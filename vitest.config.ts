@@ -6,20 +6,6 @@ import { configDefaults, defineConfig } from 'vitest/config'
 // resolves to its compiled dist/. See packages/client/package.json's `exports`.
 const SOURCE_CONDITION = '@docanchor/source'
 
-// CI's second pass, on PostgreSQL (.ci/run), leaves out the tests whose outcome the database engine cannot change:
-// the client package's formats and PDF layer (no database), the page in Chromium, the packed tarballs and the other
-// chain nodes (a database only for storage). They run on PGlite and on Node 26 all the same.
-const ENGINE_INDEPENDENT =
-  process.env.ANCHOR_TESTS_ENGINE_DEPENDENT_ONLY === '1'
-    ? [
-        'packages/client/test/formats/**',
-        'packages/client/test/pdf/**',
-        'test/web/**',
-        'test/packages/**',
-        'test/relay/relay-other-nodes.test.ts',
-      ]
-    : []
-
 export default defineConfig({
   resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
   ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
@@ -35,7 +21,7 @@ export default defineConfig({
           name: 'node',
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           // Needs the service its browser project starts (packages/client/test/browser-service.ts).
-          exclude: [...configDefaults.exclude, 'packages/client/test/api/in-browser.test.ts', ...ENGINE_INDEPENDENT],
+          exclude: [...configDefaults.exclude, 'packages/client/test/api/in-browser.test.ts'],
           provide: { runtime: 'node' },
           globalSetup: ['test/global-setup.ts'],
         },
