@@ -13,10 +13,17 @@ export interface PrecompiledTarget extends PrecompiledBuild {
   entry: string
   /** The source file it bundles, relative to the checkout. */
   source: string
+  /** Further entry files the build makes beside it (a child process's), by name, from their sources. */
+  alsoEntries?: Record<string, string>
 }
-export const PRECOMPILED_TARGETS: { cli: PrecompiledTarget; server: PrecompiledTarget }
+export const PRECOMPILED_TARGETS: {
+  cli: PrecompiledTarget
+  server: PrecompiledTarget
+  admin: PrecompiledTarget
+  deploy: PrecompiledTarget
+}
 export const PRECOMPILED_PAGE: PrecompiledBuild
-export const PRECOMPILED_BUILDS: { cli: PrecompiledTarget; server: PrecompiledTarget; page: PrecompiledBuild }
+export const PRECOMPILED_BUILDS: typeof PRECOMPILED_TARGETS & { page: PrecompiledBuild }
 export function buildManifest(target: PrecompiledBuild): string
 export function precompiledIsFresh(root: string, target: PrecompiledBuild): boolean
 export function staleBuilds(root: string): (keyof typeof PRECOMPILED_BUILDS)[]

@@ -103,7 +103,7 @@ async function precompileEntry(target: PrecompiledTarget): Promise<void> {
   await rm(outDir, { recursive: true, force: true })
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { [target.entry]: target.source },
+    entryPoints: { [target.entry]: target.source, ...target.alsoEntries },
     outdir: outDir,
     ...ENTRY_BUNDLE_OPTIONS,
     conditions: ['@docanchor/source'],
@@ -134,6 +134,8 @@ async function precompilePage(): Promise<void> {
 const BUILDERS: Record<keyof typeof PRECOMPILED_BUILDS, () => Promise<void>> = {
   cli: () => precompileEntry(PRECOMPILED_BUILDS.cli),
   server: () => precompileEntry(PRECOMPILED_BUILDS.server),
+  admin: () => precompileEntry(PRECOMPILED_BUILDS.admin),
+  deploy: () => precompileEntry(PRECOMPILED_BUILDS.deploy),
   page: precompilePage,
 }
 

@@ -3,10 +3,18 @@
 // call has a timeout; a key whose call fails or times out is reported down, and a probe reopens it in the background
 // until it signs again, then reports it up.
 import { type ChildProcess, fork } from 'node:child_process'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TokenPublicKey, TokenReply, TokenRequest } from './pkcs11-token-protocol.ts'
 
-const TOKEN_PROCESS = fileURLToPath(new URL('./pkcs11-token-process.ts', import.meta.url))
+/**
+ * The token process: in the service's build (scripts/precompile.ts) a bundle of its own beside this chunk, plain
+ * JavaScript; from the sources, its TypeScript through tsx, a development dependency. `import.meta.filename` is the
+ * chunk's own path in the build (the build rewrites only `import.meta.url`, to the source's).
+ */
+const TOKEN_PROCESS = import.meta.filename?.endsWith('.js')
+  ? { path: join(import.meta.dirname, 'pkcs11-token-process.js'), execArgv: [] }
+  : { path: fileURLToPath(new URL('./pkcs11-token-process.ts', import.meta.url)), execArgv: ['--import', 'tsx'] }
 /** Starting the token process (Node and its loader) comes on top of the open call's own timeout. */
 const PROCESS_START_MS = 20_000
 /** Any 32 bytes do for a probe: the signature is thrown away. */
@@ -176,7 +184,10 @@ export class Pkcs11Key {
 
   private spawn(): ChildProcess {
     // The token library reads its own environment (SOFTHSM2_CONF and the like), so the child inherits it.
-    const child = fork(TOKEN_PROCESS, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+    const child = fork(TOKEN_PROCESS.path, {
+      execArgv: TOKEN_PROCESS.execArgv,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    })
     child.on('error', () => {})
     return child
   }

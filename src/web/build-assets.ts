@@ -1,6 +1,7 @@
 // The verification page's files, pre-compressed: those `npm install` built (scripts/precompile.ts) while they match
-// their sources, else built now in a child process (see bundle-page.ts for why). No build output is committed, and a
-// stale one is never served; static-build.ts writes the same files to disk.
+// their sources, else (outside production, where Vite and tsx are installed) built now in a child process (see
+// bundle-page.ts for why). No build output is committed, and a stale one is never served; static-build.ts writes the
+// same files to disk.
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -70,8 +71,24 @@ export function toWebBuild(files: BundledFile[]): WebBuild {
   return { assets, script, style }
 }
 
-/** The page's files: read from the precompiled build while it is fresh, else bundled now (`signal` stops that). */
-export async function buildWebAssets(options: { signal?: AbortSignal } = {}): Promise<WebBuild> {
-  if (precompiledIsFresh(ROOT, PRECOMPILED_PAGE)) return readWebBuild(join(ROOT, PRECOMPILED_PAGE.dir))
+export interface WebAssetsOptions {
+  /** Stops a build under way. */
+  signal?: AbortSignal
+  /** Production, which holds no build tool: the precompiled page or an error. */
+  prebuiltOnly?: boolean
+  /** The installation whose build is read; this one unless given. */
+  root?: string
+}
+
+/** The page's files: read from the precompiled build while it is fresh, else bundled now, or refused. */
+export async function buildWebAssets(options: WebAssetsOptions = {}): Promise<WebBuild> {
+  const root = options.root ?? ROOT
+  if (precompiledIsFresh(root, PRECOMPILED_PAGE)) return readWebBuild(join(root, PRECOMPILED_PAGE.dir))
+  if (options.prebuiltOnly) {
+    throw new Error(
+      `the verification page in ${PRECOMPILED_PAGE.dir}/ is missing or no longer matches its sources, and production ` +
+        'serves only a built page: run `npm run build` (with the development dependencies) before starting',
+    )
+  }
   return toWebBuild(await runBundler(options.signal))
 }

@@ -66,6 +66,25 @@ describe.each(Object.entries(PRECOMPILED_TARGETS))('precompiledIsFresh (%s)', (_
     expect(precompiledIsFresh(root, target)).toBe(false)
   })
 
+  it('stays fresh when a recorded dependency was pruned (a production install), not when it changed', async () => {
+    const tool = join(root, 'node_modules/vite/package.json')
+    await mkdir(join(tool, '..'), { recursive: true })
+    await writeFile(tool, '{"version":"1.0.0"}')
+    const [sourceFile, toolFile] = await Promise.all([stat(source()), stat(tool)])
+    await mkdir(join(root, target.dir), { recursive: true })
+    await writeFile(
+      join(root, buildManifest(target)),
+      JSON.stringify([
+        { path: target.source, size: sourceFile.size, mtimeMs: sourceFile.mtimeMs },
+        { path: 'node_modules/vite/package.json', size: toolFile.size, mtimeMs: toolFile.mtimeMs },
+      ]),
+    )
+    await writeFile(tool, '{"version":"2.0.0"}')
+    expect(precompiledIsFresh(root, target)).toBe(false)
+    await rm(join(root, 'node_modules'), { recursive: true })
+    expect(precompiledIsFresh(root, target)).toBe(true)
+  })
+
   it('is stale when the manifest is unreadable or empty', async () => {
     await mkdir(join(root, target.dir), { recursive: true })
     await writeFile(join(root, buildManifest(target)), '[]')

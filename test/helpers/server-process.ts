@@ -15,10 +15,17 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** Starts the service with exactly `env` (plus PATH and HOME) and resolves once it logged its URL. */
-export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
+/**
+ * Starts the service with exactly `env` (plus PATH and HOME) and resolves once it logged its URL; `root` is the
+ * installation it runs from (this checkout unless given).
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  root = ROOT,
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['bin/server.js'], {
-    cwd: ROOT,
+    cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -21,7 +21,7 @@ function deploy(argv: readonly string[], databaseUrl: string): Promise<Outcome> 
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--conditions=@docanchor/source', '--import', 'tsx', 'src/operator/deploy.ts', ...argv],
+      ['bin/deploy.js', ...argv],
       { env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 60_000 },
       (error, _stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
     )

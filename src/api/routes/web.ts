@@ -1,7 +1,8 @@
 // The verification page: GET /v/:id (HTML, revalidated on every visit) and GET /assets/:name (content-hashed,
-// cached for a year). Its files are loaded into memory when the server starts listening: read from the build
-// `npm install` made, or bundled in a child process if a source changed since; a request that arrives before they
-// are loaded waits for them. The key stays in the URL fragment, which no browser sends to us.
+// cached for a year). Its files are loaded into memory: read from the build `npm install` (or `npm run build`) made.
+// In production that build is all there is: it is read before the server starts, which refuses to start without it.
+// Elsewhere, when a source changed since, the page is bundled in a child process once the server listens, and a
+// request that arrives before it is ready waits for it. The key stays in the URL fragment, which no browser sends.
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
@@ -32,6 +33,7 @@ function acceptedEncodings(request: FastifyRequest): Set<string> {
 
 export async function webRoutes(app: AppInstance): Promise<void> {
   const { apiBaseUrl } = app.deps.config.web
+  const prebuiltOnly = app.deps.config.production
   const securityHeaders = {
     'content-security-policy': contentSecurityPolicy(apiBaseUrl),
     'referrer-policy': 'no-referrer',
@@ -41,7 +43,7 @@ export async function webRoutes(app: AppInstance): Promise<void> {
   let pending: Promise<ServedPage> | undefined
   const closing = new AbortController()
   const page = (): Promise<ServedPage> => {
-    pending ??= buildWebAssets({ signal: closing.signal }).then(
+    pending ??= buildWebAssets({ signal: closing.signal, prebuiltOnly }).then(
       ({ assets, script, style }) => {
         const html = renderPageHtml({
           scriptHref: `../assets/${script}`,
@@ -59,6 +61,8 @@ export async function webRoutes(app: AppInstance): Promise<void> {
     return pending
   }
 
+  // Production: the built page or no start.
+  if (prebuiltOnly) await page()
   app.addHook('onListen', async () => {
     page().catch((error: unknown) => {
       // A build stopped by the shutdown has not failed.
