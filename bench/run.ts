@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { staleBuilds } from '../bin/precompiled.js'
+import { staleBuilds } from '../src/precompiled-builds.js'
 
 const dir = fileURLToPath(new URL('.', import.meta.url))
 const root = fileURLToPath(new URL('..', import.meta.url))

@@ -1,4 +1,4 @@
-// `npm run build`, also run by `npm install` (the `prepare` script): makes each build of bin/precompiled.js under
+// `npm run build`, also run by `npm install` (the `prepare` script): makes each build of src/precompiled-builds.js under
 // dist/. Each entry point (the `anchor` command, the service) is bundled into its directory (entry-bundle.ts), so
 // that packages/cli/bin/anchor.js and bin/server.js run plain JavaScript instead of loading tsx and transpiling on
 // every run. npm packages but viem stay external and load from node_modules as they are; our own sources,
@@ -17,7 +17,7 @@ import {
   PRECOMPILED_PAGE,
   type PrecompiledBuild,
   type PrecompiledTarget,
-} from '../bin/precompiled.js'
+} from '../src/precompiled-builds.js'
 import { toWebBuild } from '../src/web/build-assets.ts'
 import { bundlePage } from '../src/web/bundle-page.ts'
 import { writeWebBuild } from '../src/web/web-build-files.ts'

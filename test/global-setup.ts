@@ -1,6 +1,6 @@
 // Once per test run: the migrated PGlite template (src/db/pglite-template.ts, the archive a new data directory of the
 // service starts from), so each test file clones it instead of paying for initdb and migrations again (~2 s against
-// ~5 s or more per file on two cores); and the precompiled builds (bin/precompiled.js: the entry points, the
+// ~5 s or more per file on two cores); and the precompiled builds (src/precompiled-builds.js: the entry points, the
 // verification page), rebuilt if a source changed since `npm install` built them, so that the tests running
 // packages/cli/bin/anchor.js and bin/server.js run what a fresh clone runs, and no test file rebuilds them while
 // another runs them; and the other node implementations the relay is tested against (tools/test-nodes), installed
@@ -9,8 +9,8 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { TestProject } from 'vitest/node'
-import { staleBuilds } from '../bin/precompiled.js'
 import { ensurePgliteTemplate } from '../src/db/pglite-template.ts'
+import { staleBuilds } from '../src/precompiled-builds.js'
 import { ensureTestNodes } from './helpers/other-nodes.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
-import { PRECOMPILED_PAGE, precompiledIsFresh } from '../../bin/precompiled.js'
+import { PRECOMPILED_PAGE, precompiledIsFresh } from '../precompiled-builds.js'
 import type { BundledFile } from './bundle-page.ts'
 import { assetContentType, readWebBuild, type WebAsset, type WebBuild } from './web-build-files.ts'
 

@@ -1,6 +1,6 @@
 // The verification page's built files on disk: assets/<name> with its pre-compressed .gz and .br beside it (the
 // layout static hosts serve such copies from), and, for the build the service reads back instead of bundling at start
-// (bin/precompiled.js), page.json naming the entry files the HTML links.
+// (src/precompiled-builds.js), page.json naming the entry files the HTML links.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 

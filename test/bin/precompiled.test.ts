@@ -14,9 +14,11 @@ import {
   type PrecompiledTarget,
   precompiledIsFresh,
   staleBuilds,
-} from '../../bin/precompiled.js'
+} from '../../src/precompiled-builds.js'
 
-const PRECOMPILED_MODULE = pathToFileURL(fileURLToPath(new URL('../../bin/precompiled.js', import.meta.url))).href
+const PRECOMPILED_MODULE = pathToFileURL(
+  fileURLToPath(new URL('../../src/precompiled-builds.js', import.meta.url)),
+).href
 
 describe.each(Object.entries(PRECOMPILED_TARGETS))('precompiledIsFresh (%s)', (_name, target) => {
   let root: string

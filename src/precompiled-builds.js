@@ -41,7 +41,7 @@ export function buildManifest(target) {
 export function precompiledIsFresh(root, target) {
   let inputs
   try {
-    inputs = /** @type {import('./precompiled.d.ts').BuildInput[]} */ (
+    inputs = /** @type {import('./precompiled-builds.d.ts').BuildInput[]} */ (
       JSON.parse(readFileSync(resolve(root, buildManifest(target)), 'utf8'))
     )
   } catch {
@@ -83,6 +83,6 @@ export async function runPrecompiledOrSources(target, root = fileURLToPath(new U
     }),
   ])
   register()
-  registerHooks('./source-condition.js', import.meta.url)
+  registerHooks('../bin/source-condition.js', import.meta.url)
   await import(pathToFileURL(resolve(root, target.source)).href)
 }

@@ -1,4 +1,4 @@
-// Types of bin/precompiled.js, which stays plain JavaScript because the bin scripts load it before any loader.
+// Types of src/precompiled-builds.js, which stays plain JavaScript because the bin scripts load it before any loader.
 export interface BuildInput {
   path: string
   size: number
