@@ -1,11 +1,11 @@
 // Everything under /api/auth/: wires the sign-in services (the mailer is an app plugin) to the routes.
-import { deriveSignInCodeKey } from '../../auth/sign-in-codes.ts'
-import type { AppInstance } from '../app-types.ts'
-import { authEmailRoutes } from './auth-email.ts'
-import { authOAuthRoutes } from './auth-oauth.ts'
-import { createSignInLimiters } from './auth-rate-limits.ts'
-import { authSessionRoutes } from './auth-session.ts'
-import { createSignIn } from './auth-sign-in.ts'
+import { deriveSignInCodeKey } from '../../../auth/sign-in-codes.ts'
+import type { AppInstance } from '../../app-types.ts'
+import { authEmailRoutes } from './email.ts'
+import { authOAuthRoutes } from './oauth.ts'
+import { createSignInLimiters } from './rate-limits.ts'
+import { authSessionRoutes } from './session.ts'
+import { createSignIn } from './sign-in.ts'
 
 export async function authRoutes(app: AppInstance): Promise<void> {
   const { config, jwt } = app.deps

@@ -1,8 +1,8 @@
 // Sign-in rate limits: each check counts one attempt and answers 429 RATE_LIMITED with Retry-After once over its
 // limit. They fail closed: without its counters, sign-in would be open to guessing and mail flooding.
 import { createHash } from 'node:crypto'
-import type { AppInstance } from '../app-types.ts'
-import type { Limit } from '../plugins/rate-limit.ts'
+import type { AppInstance } from '../../app-types.ts'
+import type { Limit } from '../../plugins/rate-limit.ts'
 
 export interface SignInLimiters {
   codeRequestsPerIp: Limit

@@ -1,13 +1,13 @@
 // E-mail sign-in: a 6-digit code sent to the address, exchanged for a session.
 import { z } from 'zod'
-import type { Mailer } from '../../auth/mailer.ts'
-import { consumeSignInCode, issueSignInCode, type SignInCodeSettings } from '../../auth/sign-in-codes.ts'
-import { normalizeEmail, signInUser } from '../../auth/users.ts'
-import type { AppInstance } from '../app-types.ts'
-import { ProblemError, ProblemSchema } from '../problem.ts'
-import type { SignInLimiters } from './auth-rate-limits.ts'
-import { EmailSchema, SignInResponseSchema } from './auth-schemas.ts'
-import type { SignIn } from './auth-sign-in.ts'
+import type { Mailer } from '../../../auth/mailer.ts'
+import { consumeSignInCode, issueSignInCode, type SignInCodeSettings } from '../../../auth/sign-in-codes.ts'
+import { normalizeEmail, signInUser } from '../../../auth/users.ts'
+import type { AppInstance } from '../../app-types.ts'
+import { ProblemError, ProblemSchema } from '../../problem.ts'
+import type { SignInLimiters } from './rate-limits.ts'
+import { EmailSchema, SignInResponseSchema } from './schemas.ts'
+import type { SignIn } from './sign-in.ts'
 
 export interface EmailSignInDependencies {
   codeSettings: SignInCodeSettings

@@ -1,9 +1,9 @@
 // The signed-in user's own view (`/me`) and logout.
 import { z } from 'zod'
-import { findUser, monthlyLimitOf, monthlyUsage } from '../../auth/users.ts'
-import type { AppInstance } from '../app-types.ts'
-import { ProblemError, ProblemSchema } from '../problem.ts'
-import { UserSchema } from './auth-schemas.ts'
+import { findUser, monthlyLimitOf, monthlyUsage } from '../../../auth/users.ts'
+import type { AppInstance } from '../../app-types.ts'
+import { ProblemError, ProblemSchema } from '../../problem.ts'
+import { UserSchema } from './schemas.ts'
 
 const security = [{ bearerAuth: [] }]
 

@@ -1,10 +1,10 @@
 // What every sign-in route ends with once the user proved who they are: a new session, counted by provider.
 import { Counter } from 'prom-client'
-import type { TrustProvider } from '../../auth/jwt.ts'
-import { startSession } from '../../auth/sessions.ts'
-import type { PublicUser } from '../../auth/users.ts'
-import type { AppInstance } from '../app-types.ts'
-import { accountBlocked } from '../authenticate.ts'
+import type { TrustProvider } from '../../../auth/jwt.ts'
+import { startSession } from '../../../auth/sessions.ts'
+import type { PublicUser } from '../../../auth/users.ts'
+import type { AppInstance } from '../../app-types.ts'
+import { accountBlocked } from '../../authenticate.ts'
 
 export interface SignInResult {
   token: string
