@@ -2,12 +2,14 @@
 // carries besides the error's message, and the failure's label on the domain's outcome metric. Routes look errors up
 // here instead of keeping instanceof ladders of their own.
 import { ChainError, type ChainErrorType } from '../chain/chain-errors.ts'
+import { LibraryError, type LibraryErrorType } from '../library/errors.ts'
+import { PdfSigningError, type PdfSigningErrorType } from '../pdf-signing/errors.ts'
 import { RelayError, type RelayErrorType } from '../relayer/errors.ts'
 import type { RelayOutcomeLabel } from '../relayer/relay-metrics.ts'
 import { VerifyError, type VerifyErrorType } from '../verify/errors.ts'
 import { type ProblemCode, ProblemError } from './problem.ts'
 
-type DomainErrorType = ChainErrorType | RelayErrorType | VerifyErrorType
+type DomainErrorType = ChainErrorType | RelayErrorType | VerifyErrorType | PdfSigningErrorType | LibraryErrorType
 type DomainErrorCode = DomainErrorType['code']
 
 interface ProblemMapping<E extends DomainErrorType> {
@@ -17,6 +19,10 @@ interface ProblemMapping<E extends DomainErrorType> {
   outcome?: RelayOutcomeLabel
   /** Extensions and headers the problem carries besides the error's message. */
   extras?: (error: E) => { extensions?: Record<string, unknown>; headers?: Record<string, string> }
+  /** The problem's detail, when the error's message is not it (a reason meant for the log, say). */
+  detail?: (error: E) => string
+  /** The error rides along as the problem's cause, so the 5xx log line says why; its message is never answered. */
+  logCause?: true
 }
 
 const DOMAIN_PROBLEMS: { [C in DomainErrorCode]: ProblemMapping<Extract<DomainErrorType, { code: C }>> } = {
@@ -46,7 +52,44 @@ const DOMAIN_PROBLEMS: { [C in DomainErrorCode]: ProblemMapping<Extract<DomainEr
   // Verify (src/verify/errors.ts)
   ERR_ANCHOR_NOT_FOUND: { status: 404, problem: 'ANCHOR_NOT_FOUND' },
   ERR_CHAIN_TOO_DEEP: { status: 422, problem: 'CHAIN_TOO_DEEP' },
+
+  // PDF signing (src/pdf-signing/errors.ts)
+  ERR_CSR_INVALID: { status: 422, problem: 'CSR_INVALID' },
+  ERR_SIGNATURE_REFUSED: {
+    status: 422,
+    problem: 'PDF_SIGNATURE_REFUSED',
+    detail: (error) => `The PDF signature is refused: ${error.message}`,
+  },
+  ERR_TIMESTAMP_UNAVAILABLE: {
+    status: 503,
+    problem: 'TIMESTAMP_UNAVAILABLE',
+    detail: () => 'No time-stamping authority answered; try again later',
+    logCause: true,
+  },
+  ERR_SIGNING_KEY_UNAVAILABLE: {
+    status: 503,
+    problem: 'SIGNING_UNAVAILABLE',
+    detail: () => 'The signing key is unavailable; try again later',
+    logCause: true,
+  },
+
+  // Library (src/library/errors.ts)
+  ERR_LIBRARY_LIMIT: {
+    status: 409,
+    problem: 'LIBRARY_LIMIT_EXCEEDED',
+    detail: () => 'The sync would exceed the library item limit',
+    extras: (error) => ({
+      extensions: {
+        errors: error.violations.map(({ kind, count, limit }) => ({
+          path: `${kind}s.upsert`,
+          message: `the library would hold ${count} ${kind}s; at most ${limit} allowed`,
+        })),
+      },
+    }),
+  },
 }
+
+const DOMAIN_ERROR_BASES = [ChainError, RelayError, VerifyError, PdfSigningError, LibraryError]
 
 export interface DomainProblem {
   problem: ProblemError
@@ -58,14 +101,15 @@ export interface DomainProblem {
  * `headers`: what the route adds to the answer (a cache lifetime, say).
  */
 export function domainProblem(error: unknown, headers: Record<string, string> = {}): DomainProblem | undefined {
-  if (!(error instanceof ChainError || error instanceof RelayError || error instanceof VerifyError)) return undefined
+  if (!DOMAIN_ERROR_BASES.some((base) => error instanceof base)) return undefined
   const known = error as DomainErrorType
   // The table pairs each code with its own class; indexing by a union of codes cannot show that to the compiler.
   const mapping = DOMAIN_PROBLEMS[known.code] as ProblemMapping<DomainErrorType>
   const extras = mapping.extras?.(known)
-  const problem = new ProblemError(mapping.status, mapping.problem, known.message, {
+  const problem = new ProblemError(mapping.status, mapping.problem, mapping.detail?.(known) ?? known.message, {
     ...extras,
     headers: { ...extras?.headers, ...headers },
+    ...(mapping.logCause ? { cause: known } : {}),
   })
   return { problem, outcome: mapping.outcome }
 }

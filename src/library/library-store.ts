@@ -6,6 +6,7 @@ import type { LibraryLimits } from '../config.ts'
 import type { Database } from '../db/database.ts'
 // Aliased: these functions name their results `rows`.
 import { type Executor, isoTimestamp, rows as query } from '../db/sql-rows.ts'
+import { LibraryLimitError } from './errors.ts'
 import type {
   ItemDeletion,
   LibraryChanges,
@@ -15,14 +16,6 @@ import type {
   SnippetItem,
 } from './library-types.ts'
 import { resolveDuplicates } from './resolve-duplicates.ts'
-
-/** The sync would leave more live items of a kind than the per-user limit allows. */
-export class LibraryLimitError extends Error {
-  override name = 'LibraryLimitError'
-  constructor(readonly violations: { kind: LibraryKind; count: number; limit: number }[]) {
-    super('library item limit exceeded')
-  }
-}
 
 export interface LibraryJson {
   /** JSON array texts, ready to send. */

@@ -6,7 +6,8 @@
 import { CMS_OID, checkTimestampToken } from '@docanchor/client'
 import { Integer, OctetString } from 'asn1js'
 import { AlgorithmIdentifier, type Certificate, MessageImprint, TimeStampReq, TimeStampResp } from 'pkijs'
-import { type TimestampAuthority, type TimestampToken, TimestampUnavailableError } from './timestamp-authority.ts'
+import { TimestampUnavailableError } from './errors.ts'
+import type { TimestampAuthority, TimestampToken } from './timestamp-authority.ts'
 
 export interface HttpTimestampSettings {
   urls: string[]

@@ -20,14 +20,13 @@ import {
   toHex,
 } from '@docanchor/client'
 import type { Certificate, SignedData } from 'pkijs'
+import { TokenCallError } from '../pkcs11/pkcs11-key.ts'
+import { SignatureRefusedError, SigningKeyUnavailableError } from './errors.ts'
 import { issueSignerCertificate, provenRequest, type StatusUrls, serialHex } from './signer-certificate.ts'
 import type { TimestampAuthority } from './timestamp-authority.ts'
 
 /** How long a signer certificate is valid: a device keeps its key for a year, then asks again. */
 export const SIGNER_CERTIFICATE_VALIDITY_MS = 365 * 24 * 3600 * 1000
-
-/** Why a PDF signature's CMS is refused: what the route answers 422 with. */
-export class SignatureRefusedError extends Error {}
 
 export interface TimestampedSignature {
   cms: Uint8Array
@@ -76,6 +75,8 @@ export class SignerAuthority {
       notBefore: new Date(now.getTime() - 60_000),
       notAfter: new Date(Math.min(now.getTime() + SIGNER_CERTIFICATE_VALIDITY_MS, caNotAfter.getTime())),
       urls: this.urls,
+    }).catch((error: unknown) => {
+      throw error instanceof TokenCallError ? new SigningKeyUnavailableError(error) : error
     })
   }
 

@@ -43,6 +43,7 @@ import {
 } from 'pkijs'
 import { caSignatureAlgorithm, caSignatureValue } from './ca-signature.ts'
 import { publicKeyBits } from './certificates.ts'
+import { CertificateRequestError } from './errors.ts'
 import { authorityKeyIdentifier, serialNumber } from './issue-certificate.ts'
 
 const OID_EC_PUBLIC_KEY = '1.2.840.10045.2.1'
@@ -51,8 +52,6 @@ const OID_OCSP = '1.3.6.1.5.5.7.48.1'
 const OID_CA_ISSUERS = '1.3.6.1.5.5.7.48.2'
 
 const uri = (value: string) => new GeneralName({ type: 6, value })
-
-export class CertificateRequestError extends Error {}
 
 /** The public key of a PKCS#10 request whose signature proves its sender holds the private key; P-256 only. */
 export async function provenRequest(der: Uint8Array): Promise<CertificationRequest> {

@@ -24,7 +24,3 @@ export interface TimestampAuthority {
   /** Its own certificates when the service's CA issued them (the development TSA), for the CA's OCSP to answer. */
   readonly issuedByService: Certificate[]
 }
-
-export class TimestampUnavailableError extends Error {
-  override name = 'TimestampUnavailableError'
-}

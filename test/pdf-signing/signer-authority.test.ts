@@ -25,11 +25,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { certificatePem, parsePemCertificates } from '../../src/pdf-signing/certificates.ts'
 import { developmentIdentity } from '../../src/pdf-signing/development-certificates.ts'
 import { developmentTimestampAuthority } from '../../src/pdf-signing/development-timestamp-authority.ts'
+import { CertificateRequestError, TimestampUnavailableError } from '../../src/pdf-signing/errors.ts'
 import { httpTimestampAuthorities } from '../../src/pdf-signing/http-timestamp-authorities.ts'
 import { identityOf, makeIdentity, type SigningIdentity } from '../../src/pdf-signing/issue-certificate.ts'
 import { SignerAuthority } from '../../src/pdf-signing/signer-authority.ts'
-import { CertificateRequestError, statusUrlsOf } from '../../src/pdf-signing/signer-certificate.ts'
-import { TimestampUnavailableError } from '../../src/pdf-signing/timestamp-authority.ts'
+import { statusUrlsOf } from '../../src/pdf-signing/signer-certificate.ts'
 import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
 
 const run = promisify(execFile)

@@ -4,7 +4,6 @@ import type { LibraryLimits } from '../../config.ts'
 import { createLibraryMetrics } from '../../library/library-metrics.ts'
 import {
   deleteLibrary,
-  LibraryLimitError,
   libraryResponseJson,
   readLibraryJson,
   readLibraryStatus,
@@ -21,7 +20,8 @@ import {
 } from '../../library/validation.ts'
 import type { AppInstance } from '../app-types.ts'
 import { boundedJsonBodies } from '../bounded-json-body.ts'
-import { ProblemError, ProblemSchema } from '../problem.ts'
+import { domainProblem } from '../domain-problems.ts'
+import { ProblemSchema } from '../problem.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -175,14 +175,7 @@ export async function libraryRoutes(app: AppInstance): Promise<void> {
         libraryMetrics.countSync(request.body, skipped)
         return reply.type(JSON_TYPE).send(libraryResponseJson(library, { skipped }) as never)
       } catch (error) {
-        if (!(error instanceof LibraryLimitError)) throw error
-        const errors = error.violations.map(({ kind, count, limit }) => ({
-          path: `${kind}s.upsert`,
-          message: `the library would hold ${count} ${kind}s; at most ${limit} allowed`,
-        }))
-        throw new ProblemError(409, 'LIBRARY_LIMIT_EXCEEDED', 'The sync would exceed the library item limit', {
-          extensions: { errors },
-        })
+        throw domainProblem(error)?.problem ?? error
       }
     },
   )

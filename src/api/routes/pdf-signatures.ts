@@ -7,7 +7,7 @@
 // byte-range digest (PAdES B-LTA's document timestamp): the authority's statement of a time, which names nobody.
 import { compositeHashesEqual, subjectText } from '@docanchor/client'
 import { z } from 'zod'
-import { ChainUnavailableError, orChainUnavailable } from '../../chain/chain-errors.ts'
+import { ChainUnavailableError } from '../../chain/chain-errors.ts'
 import { blockOrNull } from '../../chain/definite-reads.ts'
 import {
   completePdfSignature,
@@ -16,17 +16,16 @@ import {
   type StoredPdfSignature,
 } from '../../pdf-signing/pdf-signature-store.ts'
 import type { PdfSignatureOutcome } from '../../pdf-signing/pdf-signing-metrics.ts'
-import { type CheckedSignature, SignatureRefusedError } from '../../pdf-signing/signer-authority.ts'
-import { CertificateRequestError, serialOf } from '../../pdf-signing/signer-certificate.ts'
+import type { CheckedSignature } from '../../pdf-signing/signer-authority.ts'
+import { serialOf } from '../../pdf-signing/signer-certificate.ts'
 import {
   certificateBase64,
   recordSignerCertificate,
   signerCertificateStatus,
 } from '../../pdf-signing/signer-certificate-store.ts'
-import { TimestampUnavailableError } from '../../pdf-signing/timestamp-authority.ts'
-import { TokenCallError } from '../../pkcs11/pkcs11-key.ts'
 import { findAnchorByTxHash } from '../../relayer/outbox/anchors.ts'
 import type { AppInstance } from '../app-types.ts'
+import { domainProblem } from '../domain-problems.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
 
 /**
@@ -143,12 +142,7 @@ export async function pdfSignatureRoutes(app: AppInstance): Promise<void> {
           notAfter: certificate.notAfter.value.toISOString(),
         }
       } catch (error) {
-        if (error instanceof CertificateRequestError) throw new ProblemError(422, 'CSR_INVALID', error.message)
-        if (error instanceof TokenCallError) {
-          request.log.error({ reason: error.message }, 'the CA key did not sign')
-          throw new ProblemError(503, 'SIGNING_UNAVAILABLE', 'The signing key is unavailable; try again later')
-        }
-        throw error
+        throw domainProblem(error)?.problem ?? error
       }
     },
   )
@@ -195,10 +189,7 @@ export async function pdfSignatureRoutes(app: AppInstance): Promise<void> {
           outcome = 'not_confirmed'
           throw new ProblemError(409, 'ANCHOR_NOT_CONFIRMED', 'The anchor is not confirmed yet: ask again once it is')
         }
-        const checked = await signerAuthority.check(cms).catch((error: unknown) => {
-          if (error instanceof SignatureRefusedError) throw refused(error.message)
-          throw error
-        })
+        const checked = await signerAuthority.check(cms)
         await ensureOwnCertificate(checked, request.user.id)
         const named = checked.anchor
         if (
@@ -210,8 +201,8 @@ export async function pdfSignatureRoutes(app: AppInstance): Promise<void> {
           throw refused('its signed attributes name another anchor (chain, contract, transaction or composite hash)')
         }
         outcome = 'chain_unavailable'
-        const block = await orChainUnavailable(() => blockOrNull(chain.client, BigInt(anchor.blockNumber!)))
-        if (!block) throw new ChainUnavailableError('The node does not have the anchor’s block')
+        const block = await blockOrNull(chain.client, BigInt(anchor.blockNumber!)).catch(() => null)
+        if (!block) throw new ChainUnavailableError('The anchor’s block could not be read; try again later')
         const blockTime = new Date(Number(block.timestamp) * 1000)
         if (Date.now() - blockTime.getTime() > SIGNING_WINDOW_MS) {
           outcome = 'too_late'
@@ -249,14 +240,7 @@ export async function pdfSignatureRoutes(app: AppInstance): Promise<void> {
         return view(txHash, { ...timestamped, blockTime }, checked)
       } catch (error) {
         if (reserved) await releasePdfSignature(database.db, reserved.anchorId, reserved.digest)
-        if (error instanceof TimestampUnavailableError) {
-          request.log.warn({ reason: error.message }, 'no timestamp for a PDF signature')
-          throw new ProblemError(503, 'TIMESTAMP_UNAVAILABLE', 'No time-stamping authority answered; try again later')
-        }
-        if (error instanceof ChainUnavailableError) {
-          throw new ProblemError(502, 'CHAIN_UNAVAILABLE', 'The anchor’s block could not be read; try again later')
-        }
-        throw error
+        throw domainProblem(error)?.problem ?? error
       } finally {
         pdfSigningMetrics.outcomes.inc({ outcome })
       }
@@ -295,11 +279,7 @@ export async function pdfSignatureRoutes(app: AppInstance): Promise<void> {
         const token = await signerAuthority.documentTimestamp(request.body.digest)
         return { token: Buffer.from(token).toString('base64') }
       } catch (error) {
-        if (error instanceof TimestampUnavailableError) {
-          request.log.warn({ reason: error.message }, 'no document timestamp')
-          throw new ProblemError(503, 'TIMESTAMP_UNAVAILABLE', 'No time-stamping authority answered; try again later')
-        }
-        throw error
+        throw domainProblem(error)?.problem ?? error
       }
     },
   )
