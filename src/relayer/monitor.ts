@@ -257,10 +257,10 @@ export class RelayMonitor {
     this.lookedUpOnChain.delete(where)
     log.warn({ anchorId, nonce: group.nonce }, 'nonce used by another transaction: re-signing the anchor')
     const fees = await context.fees.current()
-    const { tx, nonce } = await reissueAnchor(db, slot, anchorId, (next) =>
-      resign(account, newestOf(group).raw, fees, next),
-    )
-    await this.send(slot, { ...tx, nonce })
+    const reissued = await reissueAnchor(db, slot, anchorId, (next) => resign(account, newestOf(group).raw, fees, next))
+    // Mined meanwhile: the next pass records it.
+    if (!reissued) return
+    await this.send(slot, { ...reissued.tx, nonce: reissued.nonce })
   }
 
   /** An unsent filler: a relay may still reuse its nonce; it is sent only when anchors wait behind it. */

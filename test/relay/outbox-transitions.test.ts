@@ -8,7 +8,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Database } from '../../src/db/database.ts'
 import { ANCHOR_STATUSES, RELAY_TRANSACTION_STATUSES } from '../../src/db/schema.ts'
 import { markMined } from '../../src/relayer/outbox/anchors.ts'
-import { claimForBroadcast, markFillerDone, reopenMined } from '../../src/relayer/outbox/monitor-queries.ts'
+import {
+  addReplacement,
+  claimForBroadcast,
+  markFillerDone,
+  reopenMined,
+} from '../../src/relayer/outbox/monitor-queries.ts'
 import { ensureNonceRow, nonceAuthorityPastChain } from '../../src/relayer/outbox/nonces.ts'
 import { type ChainAnchor, recordChainAnchor } from '../../src/relayer/outbox/reconciled-anchors.ts'
 import { reissueAnchor } from '../../src/relayer/outbox/reservations.ts'
@@ -65,6 +70,15 @@ describe('the outbox transitions, each by its writer from every status', () => {
     return txHash
   }
 
+  const nextNonce = async () =>
+    Number(
+      (
+        await query<{ next_nonce: string }>(
+          db,
+          sql`SELECT next_nonce FROM relayer_nonces WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer}`,
+        )
+      )[0]!.next_nonce,
+    )
   const anchorStatus = async (id: string) =>
     (await query<{ status: string }>(db, sql`SELECT status FROM anchors WHERE id = ${id}`))[0]?.status
   const transactionStatus = async (txHash: string) =>
@@ -109,7 +123,21 @@ describe('the outbox transitions, each by its writer from every status', () => {
     async nonceTaken(status) {
       const id = await insertAnchor(status)
       await insertTransaction(id, 'broadcast')
-      await reissueAnchor(db, slot, id, async () => signed())
+      const nonceBefore = await nextNonce()
+      const reissued = await reissueAnchor(db, slot, id, async () => signed())
+      // A settled anchor takes no nonce and gets no transaction.
+      expect(reissued === undefined).toBe(status !== 'pending')
+      expect(await nextNonce()).toBe(status === 'pending' ? nonceBefore + 1 : nonceBefore)
+      return anchorStatus(id)
+    },
+    async feeBumped(status) {
+      const id = await insertAnchor(status)
+      await insertTransaction(id, 'broadcast')
+      const replacement = signed()
+      const stored = await addReplacement(db, slot, { anchorId: id, nonce: NONCE }, replacement)
+      // Stored exactly when the anchor is pending; for a settled one nothing is.
+      expect(stored).toBe(status === 'pending')
+      expect(await transactionStatus(replacement.hash)).toBe(status === 'pending' ? 'broadcast' : undefined)
       return anchorStatus(id)
     },
     async displaced(status) {
@@ -190,6 +218,7 @@ describe('the outbox transitions, each by its writer from every status', () => {
     mined: { from: ['pending', 'confirmed', 'failed'], to: 'confirmed' },
     reverted: { from: ['pending', 'confirmed', 'failed'], to: 'failed' },
     nonceTaken: { from: ['pending'], to: 'pending' },
+    feeBumped: { from: ['pending'], to: 'pending' },
     displaced: { from: ['pending', 'confirmed', 'failed'], to: 'pending' },
     adoptedFinal: { from: ['pending', 'failed'], to: 'confirmed' },
     adoptedShallow: { from: ['pending', 'failed'], to: 'pending' },

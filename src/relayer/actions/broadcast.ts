@@ -44,7 +44,10 @@ export async function broadcast(context: RelayContext, params: BroadcastParamete
       { relayer: params.slot.relayer, nonce: anchor.nonce, txHash: tx.hash, reason: outcome.reason },
       'anchor nonce consumed on chain by a transaction that is not ours: re-signing at a fresh nonce',
     )
-    ;({ tx, anchor } = await reissue(context, params, anchor))
+    const reissued = await reissue(context, params, anchor)
+    // One of its transactions was mined meanwhile: nothing to re-sign; the monitor records it.
+    if (!reissued) return { kind: 'left-to-monitor', tx }
+    ;({ tx, anchor } = reissued)
     outcome = await send()
   }
   if (outcome.kind === 'sent') return { kind: 'sent', tx }
@@ -82,18 +85,22 @@ function logLeft(context: RelayContext, slot: Slot, nonce: number, tx: SignedTra
   )
 }
 
-/** Brings the nonce row in line with the chain, then moves the anchor to a fresh nonce with a newly signed call. */
+/**
+ * Brings the nonce row in line with the chain, then moves the anchor to a fresh nonce with a newly signed call;
+ * undefined when the anchor is no longer pending.
+ */
 async function reissue(
   context: RelayContext,
   params: BroadcastParameters,
   anchor: BroadcastParameters['anchor'],
-): Promise<{ tx: SignedTransaction; anchor: BroadcastParameters['anchor'] }> {
+): Promise<{ tx: SignedTransaction; anchor: BroadcastParameters['anchor'] } | undefined> {
   const { slot, account, fees } = params
   await orChainUnavailable(() => resync(context, slot, account))
   const call = anchorCall(context, anchor)
-  const { tx, nonce } = await reissueAnchor(context.db, slot, anchor.anchorId, (next) =>
+  const reissued = await reissueAnchor(context.db, slot, anchor.anchorId, (next) =>
     signCall(account, { ...call, nonce: next }, fees),
   )
-  lineOf(context, slot).expect(nonce)
-  return { tx, anchor: { ...anchor, nonce } }
+  if (!reissued) return undefined
+  lineOf(context, slot).expect(reissued.nonce)
+  return { tx: reissued.tx, anchor: { ...anchor, nonce: reissued.nonce } }
 }

@@ -9,7 +9,7 @@ import type { Fees } from '../fees.ts'
 import type { SignedTransaction } from '../signing.ts'
 import { insertRelayTransaction } from './relay-transactions.ts'
 import type { Slot } from './slot.ts'
-import { leaves, RELAY_TRANSACTION_TRANSITIONS as TRANSACTION } from './transitions.ts'
+import { ANCHOR_TRANSITIONS as ANCHOR, leaves, RELAY_TRANSACTION_TRANSITIONS as TRANSACTION } from './transitions.ts'
 
 /** Anchors reserved but never signed (their request died in between), older than `olderThanMs`. */
 export async function unsignedAnchors(
@@ -56,7 +56,9 @@ export async function claimForBroadcast(db: Database, txHash: string): Promise<b
 
 /**
  * Stores a fee-bumped replacement before it is broadcast; the anchor shows the newest (provisional) hash. False when
- * the anchor is gone (its request withdrew it meanwhile): nothing is stored, and nothing may be sent.
+ * the anchor is gone (its request withdrew it meanwhile) or no longer pending (one of its transactions was mined since
+ * the monitor looked): nothing is stored, and nothing may be sent, for a replacement of a settled anchor would stay
+ * open for good.
  */
 export async function addReplacement(
   db: Database,
@@ -67,14 +69,16 @@ export async function addReplacement(
   return db.transaction(async (tx) => {
     if (params.anchorId !== null) {
       // The anchor before its transactions, as everywhere: one lock order. A withdrawn anchor takes its rows with it.
-      const locked = await rows(tx, sql`SELECT 1 FROM anchors WHERE id = ${params.anchorId} FOR UPDATE`)
+      const locked = await rows(
+        tx,
+        sql`SELECT 1 FROM anchors WHERE id = ${params.anchorId} AND ${leaves(ANCHOR.feeBumped)} FOR UPDATE`,
+      )
       if (locked.length === 0) return false
     }
     await insertRelayTransaction(tx, slot, { ...params, signed, broadcast: true })
     if (params.anchorId !== null) {
       await tx.execute(
-        sql`UPDATE anchors SET tx_hash = ${signed.hash}, updated_at = now()
-            WHERE id = ${params.anchorId} AND status = 'pending'`,
+        sql`UPDATE anchors SET tx_hash = ${signed.hash}, updated_at = now() WHERE id = ${params.anchorId}`,
       )
     }
     return true

@@ -172,27 +172,46 @@ export async function withdrawAnchor(
   })
 }
 
-/** Moves an anchor whose nonce another transaction consumed onto a fresh nonce, with a newly signed transaction. */
+/**
+ * Moves an anchor whose nonce another transaction consumed onto a fresh nonce, with a newly signed transaction.
+ * Undefined when the anchor is no longer pending (one of its transactions was mined meanwhile): nothing is taken,
+ * signed or stored, for a transaction sent for a settled anchor would stay open for good, or anchor it twice.
+ */
 export async function reissueAnchor(
   db: Database,
   slot: Slot,
   anchorId: string,
   sign: (nonce: number) => Promise<SignedTransaction>,
-): Promise<{ nonce: number; tx: SignedTransaction }> {
-  return db.transaction(async (tx) => {
-    const nonce = await takeNonce(tx, slot)
-    const signed = await sign(nonce)
-    // The anchor before its transactions, as everywhere (mark_mined, withdrawAnchor): one lock order, no deadlock.
-    await tx.execute(
-      sql`UPDATE anchors SET tx_hash = ${signed.hash}, nonce = ${nonce}, relayer_address = ${slot.relayer},
-                 status = ${ANCHOR.nonceTaken.to}, updated_at = now()
-          WHERE id = ${anchorId} AND ${leaves(ANCHOR.nonceTaken)}`,
-    )
-    await tx.execute(
-      sql`UPDATE relay_transactions SET status = ${TRANSACTION.nonceTaken.to}
-          WHERE anchor_id = ${anchorId} AND ${leaves(TRANSACTION.nonceTaken)}`,
-    )
-    await insertRelayTransaction(tx, slot, { anchorId, nonce, signed })
-    return { nonce, tx: signed }
-  })
+): Promise<{ nonce: number; tx: SignedTransaction } | undefined> {
+  return db
+    .transaction(async (tx) => {
+      const nonce = await takeNonce(tx, slot)
+      // The nonce row, then the anchor, then its transactions, as everywhere (reserve_anchors, mark_mined,
+      // withdrawAnchor): one lock order, no deadlock.
+      const [pending] = await rows(
+        tx,
+        sql`SELECT 1 FROM anchors WHERE id = ${anchorId} AND ${leaves(ANCHOR.nonceTaken)} FOR UPDATE`,
+      )
+      // Undone whole: the nonce taken above goes back.
+      if (!pending) throw new AnchorSettled()
+      const signed = await sign(nonce)
+      await tx.execute(
+        sql`UPDATE anchors SET tx_hash = ${signed.hash}, nonce = ${nonce}, relayer_address = ${slot.relayer},
+                   status = ${ANCHOR.nonceTaken.to}, updated_at = now()
+            WHERE id = ${anchorId}`,
+      )
+      await tx.execute(
+        sql`UPDATE relay_transactions SET status = ${TRANSACTION.nonceTaken.to}
+            WHERE anchor_id = ${anchorId} AND ${leaves(TRANSACTION.nonceTaken)}`,
+      )
+      await insertRelayTransaction(tx, slot, { anchorId, nonce, signed })
+      return { nonce, tx: signed }
+    })
+    .catch((error: unknown) => {
+      if (error instanceof AnchorSettled) return undefined
+      throw error
+    })
 }
+
+/** Thrown inside reissueAnchor's transaction to undo it: the anchor was no longer pending. */
+class AnchorSettled extends Error {}

@@ -50,7 +50,16 @@ export const ANCHOR_TRANSITIONS = {
   nonceTaken: {
     from: ['pending'],
     to: 'pending',
-    when: 'another transaction used its nonce: it is signed again at a fresh nonce (reissueAnchor)',
+    when:
+      'another transaction used its nonce: it is signed again at a fresh nonce (reissueAnchor; an anchor mined ' +
+      'meanwhile is left as it is, and nothing is signed)',
+  },
+  feeBumped: {
+    from: ['pending'],
+    to: 'pending',
+    when:
+      'its transaction was stuck: a replacement at a higher fee becomes its provisional transaction (addReplacement; ' +
+      'for an anchor mined meanwhile nothing is stored or sent)',
   },
   displaced: {
     from: ALL_ANCHOR,
