@@ -1,6 +1,6 @@
 // The import rules CI checks (`npm run check:imports`): no circle of value imports, and no import from a lower layer
 // into a higher one. docs/architecture.md draws the layers; a module's layer is its directory under src/.
-const FOUNDATION = '^src/(config|version|logging|owner-only-files)\\.ts$|^src/precompiled-builds\\.js$'
+const FOUNDATION = '^src/(version|logging|owner-only-files)\\.ts$|^src/config/|^src/precompiled-builds\\.js$'
 const INFRASTRUCTURE = '^src/(db|chain|pkcs11|embedded)/|^src/redis-[^/]+\\.ts$'
 const DOMAIN = '^src/(accounts|auth|library|pdf-signing|relayer|verify|web)/'
 const API = '^src/api/'

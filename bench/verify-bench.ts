@@ -7,7 +7,7 @@ import pino from 'pino'
 import { buildApp } from '../src/api/app.ts'
 import type { AppInstance } from '../src/api/app-types.ts'
 import { createChainClient } from '../src/chain/chain-client.ts'
-import { loadConfig } from '../src/config.ts'
+import { loadConfig } from '../src/config/load-config.ts'
 import type { DatabaseHandle } from '../src/db/database.ts'
 import type { TestChain } from '../test/helpers/anvil.ts'
 

@@ -1,5 +1,6 @@
 // The process entry point: configuration, start, and graceful shutdown on SIGINT/SIGTERM.
-import { ConfigError, loadConfigFromProcess } from './config.ts'
+import { ConfigError } from './config/env-fields.ts'
+import { loadConfigFromProcess } from './config/load-config.ts'
 import { createOwnerOnlyFiles } from './owner-only-files.ts'
 import { startService } from './service.ts'
 

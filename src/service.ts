@@ -8,7 +8,8 @@ import pino from 'pino'
 import type { AppInstance } from './api/app-types.ts'
 import type { ChainContext } from './chain/chain-context.ts'
 import type { ConnectedChain } from './chain/connect-chain.ts'
-import { type Config, hostInUrl, TRUST_EVERY_HOP } from './config.ts'
+import type { Config } from './config/load-config.ts'
+import { hostInUrl, serviceUrls, TRUST_EVERY_HOP } from './config/server-settings.ts'
 import { type DatabaseHandle, pgliteDirectory } from './db/database.ts'
 import { openMigratedDatabase } from './db/open-migrated-database.ts'
 import { loadOrCreateDevJwtSecret } from './embedded/dev-jwt-secret.ts'
@@ -81,7 +82,7 @@ async function serve(
     const effectiveConfig: Config = {
       ...config,
       port,
-      ...config.urlsForPort(port),
+      ...serviceUrls(config.host, config.configuredUrls, port),
       jwt: { ...config.jwt, secret: jwtSecret },
     }
     if (config.trustProxy === true) logger.warn(`TRUST_PROXY=true ${TRUST_EVERY_HOP}`)

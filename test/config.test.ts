@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../src/config.ts'
+import { ConfigError } from '../src/config/env-fields.ts'
+import { loadConfig } from '../src/config/load-config.ts'
 
 /** What PDF_SIGNING_CERTIFICATES names: the configuration only reads it (the service checks it when it opens the key). */
 const CERTIFICATES_FILE = join(mkdtempSync(join(tmpdir(), 'config-certificates-')), 'chain.pem')

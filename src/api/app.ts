@@ -12,7 +12,7 @@ import {
 import type { JwtSettings } from '../auth/jwt.ts'
 import { SessionChecker } from '../auth/sessions.ts'
 import type { ChainContext } from '../chain/chain-context.ts'
-import type { Config } from '../config.ts'
+import type { Config } from '../config/load-config.ts'
 import type { DatabaseHandle } from '../db/database.ts'
 import { loggerOptions } from '../logging.ts'
 import { connectRedis } from '../redis-client.ts'

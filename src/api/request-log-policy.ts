@@ -4,7 +4,7 @@
 // slower than REQUEST_LOG_SLOW_MS. The other requests cost no log work at all: not even a child logger is built for
 // them (lazy-child-logger.ts).
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
-import type { Config } from '../config.ts'
+import type { Config } from '../config/load-config.ts'
 
 /** One line at the end of a request that failed or took long, carrying what Fastify's two lines would have. */
 class FailedOrSlowRequestLog extends LogController {

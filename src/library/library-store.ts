@@ -2,7 +2,7 @@
 // reads answered as JSON text joined from the rows' fields, without re-serializing whole objects.
 
 import { sql } from 'drizzle-orm'
-import type { LibraryLimits } from '../config.ts'
+import type { LibraryLimits } from '../config/library-settings.ts'
 import type { Database } from '../db/database.ts'
 // Aliased: these functions name their results `rows`.
 import { type Executor, isoTimestamp, rows as query } from '../db/sql-rows.ts'

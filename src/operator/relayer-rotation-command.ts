@@ -4,7 +4,7 @@
 import { type Address, createPublicClient, http, isAddress } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { addRelayer, removeRelayer } from '../chain/deploy-document-anchors.ts'
-import { rotationDatabaseUrl } from '../config.ts'
+import { databaseUrlOf, processEnv } from '../config/load-config.ts'
 import { type Database, openDatabase } from '../db/database.ts'
 import { drainState, startDrain, stopDrain } from '../relayer/relayer-drains.ts'
 import {
@@ -125,7 +125,7 @@ async function withDatabase(io: RotationIo, work: (db: Database) => Promise<numb
   const open =
     io.openDatabase ??
     (() => {
-      const url = rotationDatabaseUrl()
+      const url = databaseUrlOf(processEnv())
       // An embedded PGlite belongs to the one service process that has it open: rotation needs the shared PostgreSQL.
       if (!url) throw new UsageError('DATABASE_URL must name the service database (PostgreSQL)')
       return openDatabase({ url, poolSize: 1 })

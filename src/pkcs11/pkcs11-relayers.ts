@@ -1,7 +1,8 @@
 // Opens every configured key of the PKCS#11 token as a relayer account. A problem of configuration (the library, the
 // token, the PIN, a label, a curve) throws ConfigError naming the variable, so the service refuses to start (exit 78).
 import type { LocalAccount } from 'viem/accounts'
-import { ConfigError, type Pkcs11Config } from '../config.ts'
+import type { Pkcs11Config } from '../config/chain-settings.ts'
+import { ConfigError } from '../config/env-fields.ts'
 import { isSecp256k1 } from './ec-point.ts'
 import { pkcs11Account } from './pkcs11-account.ts'
 import { Pkcs11Key, TokenCallError } from './pkcs11-key.ts'

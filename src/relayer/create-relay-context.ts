@@ -1,7 +1,7 @@
 // Builds the relayer's context: the one place that wires the actions (reconciling with the chain) into the stateful
 // parts the actions then work with (relay-context.ts), so that no action's module imports its own assembly.
 import { ContractWatch } from '../chain/contract-check.ts'
-import type { Config } from '../config.ts'
+import type { Config } from '../config/load-config.ts'
 import { reconcileWithChain } from './actions/reconcile.ts'
 import { FeeOracle } from './fees.ts'
 import { GroupCommit } from './group-commit.ts'

@@ -16,7 +16,7 @@ import {
 } from '@docanchor/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { certificateOf } from '../../packages/client/src/pdf/cms/der.ts'
-import { ConfigError } from '../../src/config.ts'
+import { ConfigError } from '../../src/config/env-fields.ts'
 import { openSignerAuthority } from '../../src/pdf-signing/open-signer-authority.ts'
 import { testConfig } from '../helpers/app.ts'
 import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'

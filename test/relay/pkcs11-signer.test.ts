@@ -3,7 +3,8 @@
 import { rmSync, writeFileSync } from 'node:fs'
 import { parseTransaction, recoverMessageAddress, recoverTransactionAddress, type TransactionSerialized } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConfigError, type Pkcs11Config } from '../../src/config.ts'
+import type { Pkcs11Config } from '../../src/config/chain-settings.ts'
+import { ConfigError } from '../../src/config/env-fields.ts'
 import { openPkcs11Relayers } from '../../src/pkcs11/pkcs11-relayers.ts'
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../helpers/softhsm.ts'
 

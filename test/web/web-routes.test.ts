@@ -1,7 +1,7 @@
 // GET /v/:id and GET /assets/:name as HTTP: security headers, caching, compression, size, and what the HTML holds.
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConfigError } from '../../src/config.ts'
+import { ConfigError } from '../../src/config/env-fields.ts'
 import { createTestApp, type TestApp, testConfig } from '../helpers/app.ts'
 
 /** Gzipped budgets: the page must stay small on a phone. */

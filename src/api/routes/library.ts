@@ -1,6 +1,6 @@
 // The opt-in cloud library: read, last-write-wins sync, delete all, and the new-device check (../shared/API.md).
 import { z } from 'zod'
-import type { LibraryLimits } from '../../config.ts'
+import type { LibraryLimits } from '../../config/library-settings.ts'
 import { createLibraryMetrics } from '../../library/library-metrics.ts'
 import {
   deleteLibrary,
