@@ -139,8 +139,8 @@ export const RELAY_TRANSACTION_TRANSITIONS = {
 } as const satisfies Record<string, Transition<RelayTransactionStatus>>
 
 /** `status IN (…)` of the statuses a transition leaves: the guard of its writer's UPDATE. */
-export function leaves(transition: Transition<string>, column: SQL = sql.raw('status')): SQL {
-  return sql`${column} IN (${sql.join(
+export function leaves(transition: Transition<string>): SQL {
+  return sql`status IN (${sql.join(
     transition.from.map((status) => sql`${status}`),
     sql`, `,
   )})`
