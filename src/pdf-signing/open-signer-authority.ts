@@ -14,6 +14,7 @@ import type { TokenPublicKey } from '../pkcs11/pkcs11-token-protocol.ts'
 import { parsePemCertificates, publicKeyBits, validity } from './certificates.ts'
 import { developmentIdentity } from './development-certificates.ts'
 import { developmentTimestampAuthority } from './development-timestamp-authority.ts'
+import { SigningKeyUnavailableError } from './errors.ts'
 import { httpTimestampAuthorities, type TimestampEvents } from './http-timestamp-authorities.ts'
 import { SignerAuthority } from './signer-authority.ts'
 import { statusUrlsOf } from './signer-certificate.ts'
@@ -101,7 +102,10 @@ async function tokenSigner(
     keyType: publicKey.type,
     async sign(data) {
       const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>))
-      const signature = new Uint8Array(Buffer.from(await key.sign(Buffer.from(hash).toString('hex')), 'hex'))
+      const signed = await key.sign(Buffer.from(hash).toString('hex')).catch((error: unknown) => {
+        throw error instanceof TokenCallError ? new SigningKeyUnavailableError(error) : error
+      })
+      const signature = new Uint8Array(Buffer.from(signed, 'hex'))
       return publicKey.type === 'ec' ? ecdsaDer(signature) : signature
     },
   }

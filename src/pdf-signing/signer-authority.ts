@@ -20,8 +20,7 @@ import {
   toHex,
 } from '@docanchor/client'
 import type { Certificate, SignedData } from 'pkijs'
-import { TokenCallError } from '../pkcs11/pkcs11-key.ts'
-import { SignatureRefusedError, SigningKeyUnavailableError } from './errors.ts'
+import { SignatureRefusedError } from './errors.ts'
 import { issueSignerCertificate, provenRequest, type StatusUrls, serialHex } from './signer-certificate.ts'
 import type { TimestampAuthority } from './timestamp-authority.ts'
 
@@ -75,8 +74,6 @@ export class SignerAuthority {
       notBefore: new Date(now.getTime() - 60_000),
       notAfter: new Date(Math.min(now.getTime() + SIGNER_CERTIFICATE_VALIDITY_MS, caNotAfter.getTime())),
       urls: this.urls,
-    }).catch((error: unknown) => {
-      throw error instanceof TokenCallError ? new SigningKeyUnavailableError(error) : error
     })
   }
 
