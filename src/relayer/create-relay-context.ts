@@ -51,8 +51,6 @@ export function createRelayContext(deps: RelayerDependencies): RelayContext {
       attachments: new Map(),
       confirmations: new GroupCommit((items: Mined[]) => markMined(deps.db, items)),
     },
-    nonceRows: new Map(),
-    lines: new Map(),
     reconciliation: new Reconciliation(
       (options) => reconcileWithChain(context, options),
       (report, reasons) => {

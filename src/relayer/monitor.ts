@@ -22,7 +22,7 @@ import {
 import { nextNonces } from './outbox/nonces.ts'
 import { reissueAnchor } from './outbox/reservations.ts'
 import type { Slot } from './outbox/slot.ts'
-import { accountOf, lineOf, type RelayContext, slotOf } from './relay-context.ts'
+import { accountOf, keyAt, type RelayContext, slotOf } from './relay-context.ts'
 import { drainingRelayers } from './relayer-drains.ts'
 import type { Sendable, SendOutcome } from './send-outcome.ts'
 import { resign } from './signing.ts'
@@ -39,13 +39,8 @@ export class RelayMonitor {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
   private stopped = false
-  private resynced = new Set<string>()
-  private alerted = new Set<string>()
-  /**
-   * `relayer:nonce` used by a transaction the database does not hold, with the count of reconciliations that had
-   * succeeded when it was seen: it is re-signed only once a later one has looked it up on chain.
-   */
-  private lookedUpOnChain = new Map<string, number>()
+  /** Keys this monitor resynced since it started, or since it last saw a nonce the chain waits for held by nothing. */
+  private resynced = new Set<Address>()
 
   constructor(
     private readonly context: RelayContext,
@@ -137,7 +132,7 @@ export class RelayMonitor {
       })
       if (atCap) jammed.add(group.relayer)
     }
-    for (const { address } of context.pool.all) context.pool.setJammed(address, jammed.has(address))
+    for (const key of context.pool.all) key.jammed = jammed.has(key.address)
     await this.watchReorgs(head)
   }
 
@@ -179,7 +174,7 @@ export class RelayMonitor {
    */
   private async settle(group: NonceGroup, head: bigint, latestCount: number, highestAnchorNonce: number) {
     const { context } = this
-    const hashes = group.txs.map((t) => t.txHash)
+    const hashes = hashesOf(group)
     // A failed read proves nothing: the nonce waits for the next pass.
     const receipts = await Promise.all(hashes.map((hash) => receiptOrNull(context.chain.client, hash))).catch(
       () => undefined,
@@ -195,7 +190,7 @@ export class RelayMonitor {
     if (!account) return false
     const slot = slotOf(context, group.relayer)
     // A request of this process is about to send this nonce itself (it waits for its turn in nonce order).
-    if (lineOf(context, slot).isComing(group.nonce)) return false
+    if (keyAt(context, slot).line.isComing(group.nonce)) return false
     if (latestCount > group.nonce) {
       await this.onNonceTaken(group, slot, account)
       return false
@@ -233,7 +228,7 @@ export class RelayMonitor {
     const { log, db } = context
     const first = group.txs[0]!
     const anchorId = first.anchorId
-    const hashes = group.txs.map((t) => t.txHash)
+    const hashes = hashesOf(group)
     if ((await nonceHolder(context, slot, group.nonce, hashes)) !== 'another') return
     if (anchorId === null) {
       for (const t of group.txs) await markFillerDone(db, t.txHash, 'outrun')
@@ -245,16 +240,16 @@ export class RelayMonitor {
     }
     // Perhaps ours: a transaction of this anchor the database forgot (a fee bump) mined at its nonce. The chain is
     // looked at first, or a new nonce would anchor the composite hash a second time.
-    const where = `${group.relayer}:${group.nonce}`
-    const seenAt = this.lookedUpOnChain.get(where)
+    const { lookedUpOnChain } = keyAt(context, slot)
+    const seenAt = lookedUpOnChain.get(group.nonce)
     if (seenAt === undefined) {
-      this.lookedUpOnChain.set(where, context.reconciliation.completed)
+      lookedUpOnChain.set(group.nonce, context.reconciliation.completed)
       context.reconciliation.require('a nonce of ours was used by a transaction the database does not hold')
       return
     }
     // A reconciliation that failed, or has not run since, has not looked: re-signing now could anchor twice.
     if (context.reconciliation.due || context.reconciliation.completed <= seenAt) return
-    this.lookedUpOnChain.delete(where)
+    lookedUpOnChain.delete(group.nonce)
     log.warn({ anchorId, nonce: group.nonce }, 'nonce used by another transaction: re-signing the anchor')
     const fees = await context.fees.current()
     const reissued = await reissueAnchor(db, slot, anchorId, (next) => resign(account, newestOf(group).raw, fees, next))
@@ -280,11 +275,7 @@ export class RelayMonitor {
   private async onDropped(group: NonceGroup, slot: Slot, claimed: boolean): Promise<'settled' | 'replace'> {
     const newest = newestOf(group)
     if (!claimed && !(await claimForBroadcast(this.context.db, newest.txHash))) return 'settled'
-    const outcome = await this.send(
-      slot,
-      sendableOf(group),
-      group.txs.map((t) => t.txHash),
-    )
+    const outcome = await this.send(slot, sendableOf(group), hashesOf(group))
     this.context.log.info(
       { nonce: group.nonce, txHash: newest.txHash, outcome: outcome.kind, reason: reasonOf(outcome) },
       're-sent a transaction the node did not have',
@@ -303,7 +294,7 @@ export class RelayMonitor {
       return true
     }
     if (!claimed && !(await claimForBroadcast(context.db, newest.txHash))) return false
-    const hashes = group.txs.map((t) => t.txHash)
+    const hashes = hashesOf(group)
     const current = await context.fees.current().catch(() => newest.fees)
     const bumped = await resign(
       account,
@@ -324,18 +315,15 @@ export class RelayMonitor {
   /** Stuck at the fee cap: re-sent as it is, alerted once; the pool gives other relayers new work meanwhile. */
   private async atFeeCap(group: NonceGroup, slot: Slot): Promise<void> {
     const newest = newestOf(group)
-    if (!this.alerted.has(newest.txHash)) {
-      this.alerted.add(newest.txHash)
+    const { alertedAtFeeCap } = keyAt(this.context, slot)
+    if (!alertedAtFeeCap.has(newest.txHash)) {
+      alertedAtFeeCap.add(newest.txHash)
       this.context.log.error(
         { relayer: group.relayer, nonce: group.nonce, txHash: newest.txHash },
         'ALERT transaction stuck at the fee cap: re-sending at the cap; other relayers take new work',
       )
     }
-    await this.send(
-      slot,
-      sendableOf(group),
-      group.txs.map((t) => t.txHash),
-    )
+    await this.send(slot, sendableOf(group), hashesOf(group))
   }
 
   /**
@@ -441,6 +429,11 @@ function groupByNonce(open: OpenTransaction[]): NonceGroup[] {
 
 function newestOf(group: NonceGroup): OpenTransaction {
   return group.txs[group.txs.length - 1]!
+}
+
+/** Every hash signed at the nonce, oldest first: any one of them mined settles it. */
+function hashesOf(group: NonceGroup): Hex[] {
+  return group.txs.map((t) => t.txHash)
 }
 
 /** The nonce's newest transaction, to send as it is. */

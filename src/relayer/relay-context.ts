@@ -1,5 +1,5 @@
 // What every relayer action (src/relayer/actions/, relay.ts, monitor.ts) works with: the database, the chain, the
-// settings, and the parts that keep state across requests (fee oracle, receipt watcher, key pool, batchers). Built
+// settings, and the parts that keep state across requests (fee oracle, receipt watcher, the keys, batchers). Built
 // once per app by create-relay-context.ts, which sits above the actions it wires in.
 import type { Address } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
@@ -15,8 +15,8 @@ import type { Slot } from './outbox/slot.ts'
 import type { ReceiptWatcher } from './receipt-watcher.ts'
 import type { Reconciliation } from './reconciliation.ts'
 import type { AnchorFailure } from './relay-metrics.ts'
+import type { RelayerKey } from './relayer-key.ts'
 import type { RelayerPool, RelayLogger } from './relayer-pool.ts'
-import { SendLine } from './send-line.ts'
 
 export interface RelayerDependencies {
   db: Database
@@ -39,6 +39,7 @@ export interface RelayContext extends RelayerDependencies {
   watcher: ReceiptWatcher
   /** Whether the node still serves the contract: no new anchors while it is known missing. */
   contract: ContractWatch
+  /** The keys, each with what this process holds about it between requests (relayer-key.ts). */
   pool: RelayerPool
   /** Writes shared by concurrent relays, one batcher per relayer slot (each holds its own nonce row). */
   batches: {
@@ -47,10 +48,6 @@ export interface RelayContext extends RelayerDependencies {
     /** One for all relayers: recording receipts locks only the anchors themselves. */
     confirmations: GroupCommit<Mined, AnchorRow | undefined>
   }
-  /** Per relayer: its nonce row exists (created from the chain's count once per process, or by a resync). */
-  nonceRows: Map<string, Promise<void>>
-  /** Per relayer: which of its nonces the node holds, and which this process is about to send (send-in-order.ts). */
-  lines: Map<string, SendLine>
   /** Whether relays must wait for a reconciliation with the chain (at start, after a failover). */
   reconciliation: Reconciliation
 }
@@ -60,17 +57,14 @@ export function slotOf(context: RelayContext, address: Address): Slot {
   return { chainId: context.chain.chainId, relayer: address.toLowerCase() as Address }
 }
 
-export function lineOf(context: RelayContext, slot: Slot): SendLine {
-  let line = context.lines.get(slot.relayer)
-  if (!line) {
-    line = new SendLine()
-    context.lines.set(slot.relayer, line)
-  }
-  return line
+/** The key a slot's relayer works with: only ever a key of the service's, which the caller took from the pool. */
+export function keyAt(context: RelayContext, slot: Slot): RelayerKey {
+  const key = context.pool.key(slot.relayer)
+  if (!key) throw new Error(`relayer ${slot.relayer} is not among the service's keys`)
+  return key
 }
 
 /** The key of a relayer address (any case); undefined for an address not among the service's keys. */
 export function accountOf(context: RelayContext, address: string): LocalAccount | undefined {
-  const lower = address.toLowerCase()
-  return context.pool.all.find((r) => r.address === lower)?.account
+  return context.pool.key(address)?.account
 }

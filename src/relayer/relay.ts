@@ -19,7 +19,7 @@ import { AnchorConflictError, PreviousNotFoundError, QuotaExceededError, UserGon
 import type { Fees } from './fees.ts'
 import { type AnchorRow, findAnchorByCompositeHash, findAnchorById, isConfirmedAnchor } from './outbox/anchors.ts'
 import type { Slot } from './outbox/slot.ts'
-import { lineOf, type RelayContext, slotOf } from './relay-context.ts'
+import { keyAt, type RelayContext, slotOf } from './relay-context.ts'
 
 export interface RelayRequest {
   userId: string
@@ -48,7 +48,7 @@ export async function relay(context: RelayContext, request: RelayRequest): Promi
   try {
     return await relayWith(context, request, slotOf(context, relayer.address), relayer.account)
   } finally {
-    context.pool.release(relayer.address)
+    context.pool.release(relayer)
   }
 }
 
@@ -98,7 +98,7 @@ async function relayWith(
     throw new DatabaseForgotError('the database failed over while the relay reserved its anchor')
   }
 
-  const line = lineOf(context, slot)
+  const { line } = keyAt(context, slot)
   line.expect(reserved.nonce)
   try {
     const anchor = { anchorId: reserved.anchorId, nonce: reserved.nonce, compositeHash, previousTxHash }

@@ -6,7 +6,7 @@ import { orChainUnavailable } from '../../chain/chain-errors.ts'
 import type { Fees } from '../fees.ts'
 import { reissueAnchor, withdrawAnchor } from '../outbox/reservations.ts'
 import type { Slot } from '../outbox/slot.ts'
-import { lineOf, type RelayContext } from '../relay-context.ts'
+import { keyAt, type RelayContext } from '../relay-context.ts'
 import type { SendOutcome } from '../send-outcome.ts'
 import { type SignedTransaction, signCall, signFiller } from '../signing.ts'
 import { resync } from './resync.ts'
@@ -101,6 +101,6 @@ async function reissue(
     signCall(account, { ...call, nonce: next }, fees),
   )
   if (!reissued) return undefined
-  lineOf(context, slot).expect(reissued.nonce)
+  keyAt(context, slot).line.expect(reissued.nonce)
   return { tx: reissued.tx, anchor: { ...anchor, nonce: reissued.nonce } }
 }

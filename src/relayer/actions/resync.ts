@@ -3,20 +3,22 @@
 import type { LocalAccount } from 'viem/accounts'
 import { ensureNonceRow, resyncNonce } from '../outbox/nonces.ts'
 import type { Slot } from '../outbox/slot.ts'
-import type { RelayContext } from '../relay-context.ts'
+import { keyAt, type RelayContext } from '../relay-context.ts'
 import { signFiller } from '../signing.ts'
 
 /** Creates the nonce row once per process (a resync counts); concurrent callers share the one chain call. */
 export function prepareNonceRow(context: RelayContext, slot: Slot, account: LocalAccount): Promise<void> {
-  let ready = context.nonceRows.get(slot.relayer)
-  if (!ready) {
-    ready = context.chain.client
+  const key = keyAt(context, slot)
+  if (!key.nonceRow) {
+    const ready = context.chain.client
       .getTransactionCount({ address: account.address, blockTag: 'pending' })
       .then((count) => ensureNonceRow(context.db, slot, count))
-    ready.catch(() => context.nonceRows.delete(slot.relayer))
-    context.nonceRows.set(slot.relayer, ready)
+    ready.catch(() => {
+      if (key.nonceRow === ready) key.nonceRow = undefined
+    })
+    key.nonceRow = ready
   }
-  return ready
+  return key.nonceRow
 }
 
 /** Raises the nonce row to the chain when the key was used elsewhere, and fills nonces handed out with no transaction. */
@@ -34,5 +36,5 @@ export async function resync(context: RelayContext, slot: Slot, account: LocalAc
   if (result.filled.length > 0) {
     context.log.warn({ relayer: slot.relayer, nonces: result.filled }, 'nonce gaps filled with self-transfers')
   }
-  context.nonceRows.set(slot.relayer, Promise.resolve())
+  keyAt(context, slot).nonceRow = Promise.resolve()
 }

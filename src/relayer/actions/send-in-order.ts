@@ -7,7 +7,7 @@ import type { Hex } from 'viem'
 import { claimForBroadcast } from '../outbox/monitor-queries.ts'
 import { openTransactionsBetween } from '../outbox/relay-transactions.ts'
 import type { Slot } from '../outbox/slot.ts'
-import { lineOf, type RelayContext } from '../relay-context.ts'
+import { keyAt, type RelayContext } from '../relay-context.ts'
 import type { QueuedSend, SendLine } from '../send-line.ts'
 import type { Sendable, SendOutcome } from '../send-outcome.ts'
 import { sendSigned, sendSignedMany } from './send-signed.ts'
@@ -30,7 +30,7 @@ export async function sendInOrder(
   tx: Sendable,
   options: InOrder,
 ): Promise<SendOutcome> {
-  const line = lineOf(context, slot)
+  const { line } = keyAt(context, slot)
   const send: QueuedSend = { tx, ownAtNonce: options.ownAtNonce, state: 'waiting' }
   line.enqueue(send)
   try {
