@@ -38,7 +38,7 @@ export function loadConfig(env: Env) {
   const production = isProduction(e)
   const problems: string[] = []
   const config = {
-    ...serverSettings(e, problems),
+    ...serverSettings(e, production, problems),
     chain: chainSettings(e, e.PORT, problems),
     pdfSigning: pdfSigningSettings(e, production, problems),
     ...authSettings(e, production, problems),

@@ -51,8 +51,7 @@ export function isProduction(e: EnvValues<typeof serverEnv>): boolean {
   return e.PRODUCTION || e.NODE_ENV === 'production'
 }
 
-export function serverSettings(e: EnvValues<typeof serverEnv>, problems: string[]) {
-  const production = isProduction(e)
+export function serverSettings(e: EnvValues<typeof serverEnv>, production: boolean, problems: string[]) {
   if (e.METRICS_TOKEN !== undefined && e.METRICS_TOKEN.length < MIN_METRICS_TOKEN_CHARACTERS) {
     problems.push(`METRICS_TOKEN: must be at least ${MIN_METRICS_TOKEN_CHARACTERS} characters`)
   }

@@ -76,14 +76,11 @@ export interface WebAssetsOptions {
   signal?: AbortSignal
   /** Production, which holds no build tool: the precompiled page or an error. */
   prebuiltOnly?: boolean
-  /** The installation whose build is read; this one unless given. */
-  root?: string
 }
 
 /** The page's files: read from the precompiled build while it is fresh, else bundled now, or refused. */
 export async function buildWebAssets(options: WebAssetsOptions = {}): Promise<WebBuild> {
-  const root = options.root ?? ROOT
-  if (precompiledIsFresh(root, PRECOMPILED_PAGE)) return readWebBuild(join(root, PRECOMPILED_PAGE.dir))
+  if (precompiledIsFresh(ROOT, PRECOMPILED_PAGE)) return readWebBuild(join(ROOT, PRECOMPILED_PAGE.dir))
   if (options.prebuiltOnly) {
     throw new Error(
       `the verification page in ${PRECOMPILED_PAGE.dir}/ is missing or no longer matches its sources, and production ` +

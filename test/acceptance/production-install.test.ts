@@ -10,7 +10,6 @@ import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildWebAssets } from '../../src/web/build-assets.ts'
 import { testPostgresUrl } from '../helpers/database.ts'
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts'
 
@@ -88,17 +87,15 @@ describe.runIf(testPostgresUrl === undefined)('a production install (npm ci, the
     expect(outcome.stderr).toContain('dist/admin/ is missing or no longer matches the sources')
     expect(outcome.stderr).toContain('npm run build')
   }, 120_000)
-})
 
-describe('the verification page where only a built one may be served (production)', () => {
-  it('is refused, saying how to build it, when there is no build', async () => {
-    const empty = await mkdtemp(join(tmpdir(), 'anchor-no-page-'))
-    try {
-      await expect(buildWebAssets({ prebuiltOnly: true, root: empty })).rejects.toThrow(
-        /dist\/page\/ is missing or no longer matches its sources[\s\S]*npm run build/,
-      )
-    } finally {
-      await rm(empty, { recursive: true, force: true })
-    }
+  it('refuses to serve a verification page it has no build of, saying how to build one', async () => {
+    await rm(join(install, 'dist/page/inputs.json'))
+    // The install's own module, so that it looks for the build in the install.
+    const installed: typeof import('../../src/web/build-assets.ts') = await import(
+      join(install, 'src/web/build-assets.ts')
+    )
+    await expect(installed.buildWebAssets({ prebuiltOnly: true })).rejects.toThrow(
+      /dist\/page\/ is missing or no longer matches its sources[\s\S]*npm run build/,
+    )
   })
 })
