@@ -17,8 +17,8 @@ import { type Database, openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
 import { users } from '../src/db/schema.ts'
 import type { SignatureItem, SnippetItem } from '../src/library/library-types.ts'
-import { startTestChain, testChainContext } from '../test/helpers/anvil.ts'
-import { createThrowawayDatabase } from '../test/helpers/throwaway-postgres.ts'
+import { startTestChain, testChainContext } from '../test/helpers/chain/anvil.ts'
+import { createThrowawayDatabase } from '../test/helpers/db/throwaway-postgres.ts'
 
 const SIGNATURES = 200
 const SIGNATURE_BYTES = 50 * 1024

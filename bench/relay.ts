@@ -21,8 +21,8 @@ import { loadConfig } from '../src/config/load-config.ts'
 import { type DatabaseHandle, openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
 import { users } from '../src/db/schema.ts'
-import { startTestChain, type TestChain } from '../test/helpers/anvil.ts'
-import { createThrowawayDatabase } from '../test/helpers/throwaway-postgres.ts'
+import { startTestChain, type TestChain } from '../test/helpers/chain/anvil.ts'
+import { createThrowawayDatabase } from '../test/helpers/db/throwaway-postgres.ts'
 
 const CLIENTS = 50
 /** Transactions per round and side; floor and relay alternate over the rounds and each reports its median round. */

@@ -16,7 +16,7 @@ import { loadConfig } from '../src/config/load-config.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { migrateDatabase } from '../src/db/migrate.ts'
 import { users } from '../src/db/schema.ts'
-import { startTestChain, testChainContext } from '../test/helpers/anvil.ts'
+import { startTestChain, testChainContext } from '../test/helpers/chain/anvil.ts'
 import { forComparison, median, printRatioTable } from './ratio-table.ts'
 import { startPostgresCluster } from './soak/postgres-cluster.ts'
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startAnvil } from '../src/chain/anvil.ts'
-import { startServerProcess } from '../test/helpers/server-process.ts'
+import { startServerProcess } from '../test/helpers/processes/server-process.ts'
 import { atMost, median, printRatioTable } from './ratio-table.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))

@@ -9,7 +9,7 @@ import type { AppInstance } from '../src/api/app-types.ts'
 import { createChainClient } from '../src/chain/chain-client.ts'
 import { loadConfig } from '../src/config/load-config.ts'
 import type { DatabaseHandle } from '../src/db/database.ts'
-import type { TestChain } from '../test/helpers/anvil.ts'
+import type { TestChain } from '../test/helpers/chain/anvil.ts'
 
 export const CONNECTIONS = 100
 

@@ -11,7 +11,7 @@ import { promisify } from 'node:util'
 import type { TestProject } from 'vitest/node'
 import { ensurePgliteTemplate } from '../src/db/pglite-template.ts'
 import { staleBuilds } from '../src/precompiled-builds.js'
-import { ensureTestNodes } from './helpers/other-nodes.ts'
+import { ensureTestNodes } from './helpers/chain/other-nodes.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 

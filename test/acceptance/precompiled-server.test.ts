@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PRECOMPILED_PAGE, PRECOMPILED_TARGETS, precompiledIsFresh } from '../../src/precompiled-builds.js'
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts'
+import { type ServerProcess, startServerProcess } from '../helpers/processes/server-process.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const target = PRECOMPILED_TARGETS.server

@@ -10,8 +10,8 @@ import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { testPostgresUrl } from '../helpers/database.ts'
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts'
+import { testPostgresUrl } from '../helpers/db/database.ts'
+import { type ServerProcess, startServerProcess } from '../helpers/processes/server-process.ts'
 
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))

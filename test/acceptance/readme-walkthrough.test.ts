@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { answerAndWait } from '../helpers/answered-process.ts'
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts'
+import { answerAndWait } from '../helpers/processes/answered-process.ts'
+import { type ServerProcess, startServerProcess } from '../helpers/processes/server-process.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const EMAIL = 'you@example.com'

@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../bench/soak/free-port.ts'
 import { anvilAccount } from '../../src/chain/anvil-accounts.ts'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
-import { createTestDatabase, type TestDatabase, testPostgresUrl } from '../helpers/database.ts'
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts'
+import { createTestDatabase, type TestDatabase, testPostgresUrl } from '../helpers/db/database.ts'
+import { type ServerProcess, startServerProcess } from '../helpers/processes/server-process.ts'
 
 interface Info {
   chainId: number

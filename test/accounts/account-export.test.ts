@@ -6,7 +6,7 @@ import { createAnchorClient } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { type IssuedSignerCertificate, issueSignerCertificate } from '../helpers/signer-certificate.ts'
+import { type IssuedSignerCertificate, issueSignerCertificate } from '../helpers/pdf-signing/signer-certificate.ts'
 import { at, signature, snippet } from '../library/fixtures.ts'
 import { newBody, postRelay, query, randomHash } from '../relay/relay-helpers.ts'
 

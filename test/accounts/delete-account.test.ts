@@ -11,7 +11,7 @@ import { hashToken, startSession } from '../../src/auth/sessions.ts'
 import { emailHash, signInUser } from '../../src/auth/users.ts'
 import { sessions } from '../../src/db/schema.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { issueSignerCertificate } from '../helpers/signer-certificate.ts'
+import { issueSignerCertificate } from '../helpers/pdf-signing/signer-certificate.ts'
 import { signature } from '../library/fixtures.ts'
 import { newBody, postRelay, query, randomHash } from '../relay/relay-helpers.ts'
 

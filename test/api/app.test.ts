@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { closedPort } from '../helpers/closed-port.ts'
+import { closedPort } from '../helpers/processes/closed-port.ts'
 
 describe('API skeleton', () => {
   let t: TestApp

@@ -6,7 +6,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isDatabaseUnavailable } from '../../src/db/database-unavailable.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { closedPort } from '../helpers/closed-port.ts'
+import { closedPort } from '../helpers/processes/closed-port.ts'
 
 describe('database outages', () => {
   let t: TestApp

@@ -8,8 +8,8 @@ import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config/load-config.ts'
 import { magicLinks, sessions, users } from '../../src/db/schema.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/app.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
 import { type SmtpInbox, startSmtpInbox } from './smtp-inbox.ts'
 
 let chain: TestChain

@@ -10,7 +10,7 @@ import { SessionChecker, startSession } from '../../src/auth/sessions.ts'
 import { sessions, users } from '../../src/db/schema.ts'
 import { connectRedis } from '../../src/redis-client.ts'
 import { TEST_JWT_SECRET } from '../helpers/app.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/db/database.ts'
 
 const REDIS_URL = 'redis://127.0.0.1:6379'
 const silent = pino({ level: 'silent' }) as FastifyBaseLogger

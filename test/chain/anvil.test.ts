@@ -8,7 +8,7 @@ import { createPublicClient, http, keccak256, parseEventLogs, stringToHex, zeroH
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { resolveAnvilBinary, startAnvil } from '../../src/chain/anvil.ts'
 import { documentAnchorsAbi, documentAnchorsDeployedBytecode } from '../../src/chain/document-anchors-artifact.ts'
-import { LOCAL_POLLING_INTERVAL_MS, startTestChain } from '../helpers/anvil.ts'
+import { LOCAL_POLLING_INTERVAL_MS, startTestChain } from '../helpers/chain/anvil.ts'
 
 let dir: string
 

@@ -13,7 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addRelayer, deployDocumentAnchors, isRelayer, removeRelayer } from '../../src/chain/deploy-document-anchors.ts'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
 
 let chain: TestChain
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isRelayer } from '../../src/chain/deploy-document-anchors.ts'
 import { documentAnchorsAbi, documentAnchorsDeployedBytecode } from '../../src/chain/document-anchors-artifact.ts'
 import { startEmbeddedChain } from '../../src/chain/embedded-chain.ts'
-import { LOCAL_POLLING_INTERVAL_MS } from '../helpers/anvil.ts'
+import { LOCAL_POLLING_INTERVAL_MS } from '../helpers/chain/anvil.ts'
 
 let dataDir: string
 

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createJsonRpcBatch } from '../../src/chain/json-rpc-batch.ts'
-import { closedPort } from '../helpers/closed-port.ts'
+import { closedPort } from '../helpers/processes/closed-port.ts'
 
 type Answer = (calls: { id: number; method: string }[]) => unknown
 /** An answer sent as it is, not as JSON. */

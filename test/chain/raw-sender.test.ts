@@ -3,9 +3,9 @@
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRawSender } from '../../src/chain/raw-sender.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
-import { closedPort } from '../helpers/closed-port.ts'
-import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
+import { type RpcProxy, startRpcProxy } from '../helpers/chain/rpc-proxy.ts'
+import { closedPort } from '../helpers/processes/closed-port.ts'
 
 const TIMEOUT_MS = 400
 

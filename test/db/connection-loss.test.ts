@@ -3,7 +3,7 @@
 // an unhandled 'error' event). PostgreSQL only: PGlite has no connections to lose.
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, type TestDatabase, testPostgresUrl } from '../helpers/database.ts'
+import { createTestDatabase, type TestDatabase, testPostgresUrl } from '../helpers/db/database.ts'
 
 describe.runIf(testPostgresUrl !== undefined)('a PostgreSQL connection ended by the server', () => {
   let database: TestDatabase

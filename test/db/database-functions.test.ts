@@ -2,7 +2,7 @@
 // and a function created anywhere else (a migration, by hand) without its file is found.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { functionTexts } from '../../src/db/migrate.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/db/database.ts'
 
 describe('the PL/pgSQL functions, one file each', () => {
   let database: TestDatabase

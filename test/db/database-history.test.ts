@@ -12,7 +12,7 @@ import { waitUntil } from '../../bench/soak/child-process.ts'
 import { type PostgresCluster, startPostgresCluster } from '../../bench/soak/postgres-cluster.ts'
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts'
 import { DatabaseHistory } from '../../src/db/database-history.ts'
-import { testPostgresUrl } from '../helpers/database.ts'
+import { testPostgresUrl } from '../helpers/db/database.ts'
 
 describe.runIf(testPostgresUrl !== undefined)('the history a PostgreSQL pool writes to', () => {
   let cluster: PostgresCluster

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { anchors, cloudSignatures, sessions, users } from '../../src/db/schema.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/db/database.ts'
 
 describe('database schema', () => {
   let database: TestDatabase

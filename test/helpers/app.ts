@@ -12,8 +12,8 @@ import type { ChainContext } from '../../src/chain/chain-context.ts'
 import type { Env } from '../../src/config/env-fields.ts'
 import { type Config, loadConfig } from '../../src/config/load-config.ts'
 import { users } from '../../src/db/schema.ts'
-import { type StartTestChainOptions, startTestChain, type TestChain, testChainContext } from './anvil.ts'
-import { createTestDatabase, type TestDatabase } from './database.ts'
+import { type StartTestChainOptions, startTestChain, type TestChain, testChainContext } from './chain/anvil.ts'
+import { createTestDatabase, type TestDatabase } from './db/database.ts'
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!'
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createThrowawayDatabase, type ThrowawayDatabase } from '../helpers/throwaway-postgres.ts'
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../helpers/db/throwaway-postgres.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const SERVER = 'postgres://postgres@127.0.0.1:5432/postgres'

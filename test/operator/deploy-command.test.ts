@@ -8,7 +8,7 @@ import { anvilPrivateKey } from '../../src/chain/anvil-accounts.ts'
 import { isRelayer } from '../../src/chain/deploy-document-anchors.ts'
 import { documentAnchorsAbi, documentAnchorsDeployedBytecode } from '../../src/chain/document-anchors-artifact.ts'
 import { runDeployCommand } from '../../src/operator/deploy-command.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
 
 // A deployer distinct from the helper's account 0, which owns nothing here.
 const DEPLOYER_KEY = anvilPrivateKey(9)

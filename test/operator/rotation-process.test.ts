@@ -5,8 +5,8 @@ import { execFile } from 'node:child_process'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { anvilAccount } from '../../src/chain/anvil-accounts.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
-import { createTestDatabase, testPostgresUrl } from '../helpers/database.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
+import { createTestDatabase, testPostgresUrl } from '../helpers/db/database.ts'
 import { query } from '../relay/relay-helpers.ts'
 
 const RELAYER = anvilAccount(1).address

@@ -17,8 +17,8 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pdfLibDocument } from '../../packages/client/test/pdf/portable-fixtures.ts'
 import { type SmtpInbox, startSmtpInbox } from '../auth/smtp-inbox.ts'
-import { answerAndWait } from '../helpers/answered-process.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { answerAndWait } from '../helpers/processes/answered-process.ts'
 
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))

@@ -10,7 +10,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { revokeSignerCertificates } from '../../src/pdf-signing/signer-certificate-store.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { issueSignerCertificate } from '../helpers/signer-certificate.ts'
+import { issueSignerCertificate } from '../helpers/pdf-signing/signer-certificate.ts'
 
 const run = promisify(execFile)
 

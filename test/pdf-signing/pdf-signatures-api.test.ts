@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { issueToken } from '../../src/auth/jwt.ts'
 import { revokeSignerCertificates } from '../../src/pdf-signing/signer-certificate-store.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
+import { type OpensslTsa, startOpensslTsa } from '../helpers/pdf-signing/openssl-tsa.ts'
 import { newBody, postRelay, query, relayMined, rpc } from '../relay/relay-helpers.ts'
 
 const CONTENT = new TextEncoder().encode('a PDF byte range the service never sees')

@@ -19,9 +19,9 @@ import { certificateOf } from '../../packages/client/src/pdf/cms/der.ts'
 import { ConfigError } from '../../src/config/env-fields.ts'
 import { openSignerAuthority } from '../../src/pdf-signing/open-signer-authority.ts'
 import { testConfig } from '../helpers/app.ts'
-import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
-import { provisionPdfSigningKey } from '../helpers/pdf-signing-token.ts'
-import { createSoftHsmToken, type SoftHsmToken } from '../helpers/softhsm.ts'
+import { type OpensslTsa, startOpensslTsa } from '../helpers/pdf-signing/openssl-tsa.ts'
+import { provisionPdfSigningKey } from '../helpers/pkcs11/pdf-signing-token.ts'
+import { createSoftHsmToken, type SoftHsmToken } from '../helpers/pkcs11/softhsm.ts'
 
 const run = promisify(execFile)
 const YEAR_MS = 365 * 24 * 3600 * 1000

@@ -30,7 +30,7 @@ import { httpTimestampAuthorities } from '../../src/pdf-signing/http-timestamp-a
 import { identityOf, makeIdentity, type SigningIdentity } from '../../src/pdf-signing/issue-certificate.ts'
 import { SignerAuthority } from '../../src/pdf-signing/signer-authority.ts'
 import { statusUrlsOf } from '../../src/pdf-signing/signer-certificate.ts'
-import { type OpensslTsa, startOpensslTsa } from '../helpers/openssl-tsa.ts'
+import { type OpensslTsa, startOpensslTsa } from '../helpers/pdf-signing/openssl-tsa.ts'
 
 const run = promisify(execFile)
 const CONTENT = new TextEncoder().encode('the byte range of a PDF, which only the client holds')

@@ -26,7 +26,7 @@ import {
   type Transition,
 } from '../../src/relayer/outbox/transitions.ts'
 import type { SignedTransaction } from '../../src/relayer/signing.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/db/database.ts'
 import { query, randomHash } from './relay-helpers.ts'
 
 const NONCE = 5

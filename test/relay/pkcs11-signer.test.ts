@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Pkcs11Config } from '../../src/config/chain-settings.ts'
 import { ConfigError } from '../../src/config/env-fields.ts'
 import { openPkcs11Relayers } from '../../src/pkcs11/pkcs11-relayers.ts'
-import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../helpers/softhsm.ts'
+import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../helpers/pkcs11/softhsm.ts'
 
 const HALF_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n / 2n
 

@@ -3,8 +3,8 @@ import { type Hex, keccak256, numberToHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createChainClient } from '../../src/chain/chain-client.ts'
 import { ReceiptWatcher } from '../../src/relayer/receipt-watcher.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
-import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
+import { type RpcProxy, startRpcProxy } from '../helpers/chain/rpc-proxy.ts'
 import { randomHash, rpc } from './relay-helpers.ts'
 
 const POLLING_MS = 20

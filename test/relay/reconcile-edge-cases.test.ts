@@ -14,10 +14,10 @@ import { insertRelayTransaction } from '../../src/relayer/outbox/relay-transacti
 import { reserveAnchors } from '../../src/relayer/outbox/reservations.ts'
 import { slotOf } from '../../src/relayer/relay-context.ts'
 import { signFiller } from '../../src/relayer/signing.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { testPostgresUrl } from '../helpers/database.ts'
-import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
+import { type RpcProxy, startRpcProxy } from '../helpers/chain/rpc-proxy.ts'
+import { testPostgresUrl } from '../helpers/db/database.ts'
 import {
   anchorRow,
   forgetAnchors,

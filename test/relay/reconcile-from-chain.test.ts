@@ -11,8 +11,8 @@ import { createRelayContext, relayerSettingsOf } from '../../src/relayer/create-
 import { reserveAnchors } from '../../src/relayer/outbox/reservations.ts'
 import { slotOf } from '../../src/relayer/relay-context.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { capturedOutput } from '../helpers/captured-output.ts'
 import { captureLogs } from '../helpers/log-capture.ts'
+import { capturedOutput } from '../helpers/processes/captured-output.ts'
 import {
   anchorRow,
   forgetAnchors,

@@ -6,7 +6,7 @@ import { getAbiItem, type Hex } from 'viem'
 import type { AppInstance } from '../../src/api/app-types.ts'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
 import type { Database } from '../../src/db/database.ts'
-import type { TestChain } from '../helpers/anvil.ts'
+import type { TestChain } from '../helpers/chain/anvil.ts'
 
 export function randomHash(): `0x${string}` {
   return `0x${randomBytes(32).toString('hex')}`

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { anvilPrivateKey } from '../../src/chain/anvil-accounts.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
-import { createTestDatabase, type TestDatabase, testPostgresUrl } from '../helpers/database.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
+import { createTestDatabase, type TestDatabase, testPostgresUrl } from '../helpers/db/database.ts'
 import { anchorNonces, expectContiguous, newBody, query } from './relay-helpers.ts'
 import { createUserToken, httpRelay, type ServerProcess, spawnServer } from './relay-process.ts'
 

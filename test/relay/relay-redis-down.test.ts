@@ -2,7 +2,7 @@
 // bench/soak, while it restarted Redis: relays answered 500).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { closedPort } from '../helpers/closed-port.ts'
+import { closedPort } from '../helpers/processes/closed-port.ts'
 import { newBody, postRelay } from './relay-helpers.ts'
 
 describe('POST /api/relay while Redis is down', () => {

@@ -6,9 +6,9 @@ import { sql } from 'drizzle-orm'
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createChainClient } from '../../src/chain/chain-client.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
-import { type RpcCall, type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
+import { type RpcCall, type RpcProxy, startRpcProxy } from '../helpers/chain/rpc-proxy.ts'
 import { anchorNonces, count, expectContiguous, newBody, postRelay, query } from './relay-helpers.ts'
 
 const SEND_TIMEOUT_MS = 500

@@ -9,7 +9,7 @@ import { quotaPeriod, UNSIGNED_PREFIX, users } from '../../src/db/schema.ts'
 import { ensureNonceRow } from '../../src/relayer/outbox/nonces.ts'
 import { attachSigned, type NewAnchor, reserveAnchors } from '../../src/relayer/outbox/reservations.ts'
 import type { Slot } from '../../src/relayer/outbox/slot.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/db/database.ts'
 import { query, randomHash } from './relay-helpers.ts'
 
 const { period } = quotaPeriod()

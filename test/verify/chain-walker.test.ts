@@ -8,9 +8,9 @@ import { AnchorReader } from '../../src/verify/anchor-reader.ts'
 import { ChainLinkIndex } from '../../src/verify/chain-link-index.ts'
 import { type WalkDependencies, walkChain } from '../../src/verify/chain-walker.ts'
 import { AnchorNotFoundError, ChainTooDeepError } from '../../src/verify/errors.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
-import { type RpcCall, type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
+import { type RpcCall, type RpcProxy, startRpcProxy } from '../helpers/chain/rpc-proxy.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/db/database.ts'
 import {
   anchorChain,
   chainFromLogs,

@@ -12,8 +12,8 @@ import { AnchorReader } from '../../src/verify/anchor-reader.ts'
 import { ChainLinkIndex } from '../../src/verify/chain-link-index.ts'
 import { type WalkDependencies, walkChain } from '../../src/verify/chain-walker.ts'
 import { IndexedChainCache } from '../../src/verify/indexed-chain-cache.ts'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
 import { anchorChain, indexAnchors, payloadOf, randomHash } from './helpers/anchors.ts'
 
 const emptyIndex = (): IndexedChain => ({

@@ -2,9 +2,9 @@ import { txHashToBase64Url } from '@docanchor/client'
 import type { LightMyRequestResponse as InjectResponse } from 'fastify'
 import type { Hash } from 'viem'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startTestChain, type TestChain } from '../helpers/anvil.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
+import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
+import { type RpcProxy, startRpcProxy } from '../helpers/chain/rpc-proxy.ts'
 import {
   anchorChain,
   chainFromLogs,

@@ -33,9 +33,9 @@ import { signedByPoppler, signedBySignpdf } from '../../packages/client/test/pdf
 import { buildApp } from '../../src/api/app.ts'
 import type { AppInstance } from '../../src/api/app-types.ts'
 import { buildStaticPage } from '../../src/web/static-build.ts'
-import { startTestChain, type TestChain, testChainContext } from '../helpers/anvil.ts'
 import { testConfig } from '../helpers/app.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts'
+import { startTestChain, type TestChain, testChainContext } from '../helpers/chain/anvil.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/db/database.ts'
 import { launchChromium, type OpenedPage, openPage } from './helpers/chromium.ts'
 import {
   anchorRequest,

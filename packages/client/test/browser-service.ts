@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import { startSmtpInbox } from '../../../test/auth/smtp-inbox.ts'
-import { startServerProcess } from '../../../test/helpers/server-process.ts'
+import { startServerProcess } from '../../../test/helpers/processes/server-process.ts'
 import { createAnchorClient } from '../src/api/anchor-client.ts'
 
 declare module 'vitest' {

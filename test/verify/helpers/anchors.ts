@@ -6,8 +6,8 @@ import { documentAnchorsAbi } from '../../../src/chain/document-anchors-artifact
 import type { Database } from '../../../src/db/database.ts'
 import type { anchors } from '../../../src/db/schema.ts'
 import type { AttestedEntry } from '../../../src/verify/chain-walker.ts'
-import type { TestChain } from '../../helpers/anvil.ts'
-import { indexAnchor } from '../../helpers/indexed-anchor.ts'
+import type { TestChain } from '../../helpers/chain/anvil.ts'
+import { indexAnchor } from '../../helpers/chain/indexed-anchor.ts'
 
 export interface TestAnchor {
   txHash: Hash

@@ -20,8 +20,8 @@ import type { Hash } from 'viem'
 import { documentAnchorsAbi } from '../../../src/chain/document-anchors-artifact.ts'
 import type { Database } from '../../../src/db/database.ts'
 import { anchors } from '../../../src/db/schema.ts'
-import type { TestChain } from '../../helpers/anvil.ts'
-import { indexAnchor } from '../../helpers/indexed-anchor.ts'
+import type { TestChain } from '../../helpers/chain/anvil.ts'
+import { indexAnchor } from '../../helpers/chain/indexed-anchor.ts'
 
 export interface Signature {
   txHash: Hash

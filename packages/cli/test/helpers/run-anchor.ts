@@ -1,6 +1,6 @@
 // Runs the `anchor` command in-process with its own streams, as a terminal would, and collects what it printed.
 import { PassThrough } from 'node:stream'
-import { capturedOutput } from '../../../../test/helpers/captured-output.ts'
+import { capturedOutput } from '../../../../test/helpers/processes/captured-output.ts'
 import { runAnchorCommand } from '../../src/anchor-command.ts'
 import { loadCliConfig } from '../../src/cli-config.ts'
 

@@ -4,7 +4,7 @@
 // timestamp, a rewritten /Info) keeps it valid.
 import { HttpTimestampAuthority, PDF, PdfArray, PdfDict, PdfName, PdfNumber } from '@libpdf/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type OpensslTsa, startOpensslTsa } from '../../../../test/helpers/openssl-tsa.ts'
+import { type OpensslTsa, startOpensslTsa } from '../../../../test/helpers/pdf-signing/openssl-tsa.ts'
 import { checkSignedPdf } from '../../src/pdf/check-signed-pdf.ts'
 import { PdfError } from '../../src/pdf/pdf-errors.ts'
 import { readSignedPdf } from '../../src/pdf/read-signed-pdf.ts'

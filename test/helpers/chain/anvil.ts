@@ -11,11 +11,11 @@ import {
   type WalletClient,
 } from 'viem'
 import { anvil as anvilChain } from 'viem/chains'
-import { type AnvilInstance, type StartAnvilOptions, startAnvil } from '../../src/chain/anvil.ts'
-import { anvilAccount } from '../../src/chain/anvil-accounts.ts'
-import { createChainClient } from '../../src/chain/chain-client.ts'
-import type { ChainContext } from '../../src/chain/chain-context.ts'
-import { deployDocumentAnchors } from '../../src/chain/deploy-document-anchors.ts'
+import { type AnvilInstance, type StartAnvilOptions, startAnvil } from '../../../src/chain/anvil.ts'
+import { anvilAccount } from '../../../src/chain/anvil-accounts.ts'
+import { createChainClient } from '../../../src/chain/chain-client.ts'
+import type { ChainContext } from '../../../src/chain/chain-context.ts'
+import { deployDocumentAnchors } from '../../../src/chain/deploy-document-anchors.ts'
 
 /** viem polls every 4 s by default; anvil answers in about a millisecond. */
 export const LOCAL_POLLING_INTERVAL_MS = 20

@@ -2,7 +2,7 @@
 // app's own route.
 import { certificationRequest, makeSignerKey } from '@docanchor/client'
 import { expect } from 'vitest'
-import type { AppInstance } from '../../src/api/app-types.ts'
+import type { AppInstance } from '../../../src/api/app-types.ts'
 
 export interface IssuedSignerCertificate {
   certificate: string

@@ -4,8 +4,8 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { certificatePem } from '../../src/pdf-signing/certificates.ts'
-import { certify, EC_KEY, issueCertificate } from '../../src/pdf-signing/issue-certificate.ts'
+import { certificatePem } from '../../../src/pdf-signing/certificates.ts'
+import { certify, EC_KEY, issueCertificate } from '../../../src/pdf-signing/issue-certificate.ts'
 import { SOFTHSM_MODULE, type SoftHsmToken } from './softhsm.ts'
 
 export interface ProvisionedPdfKey {

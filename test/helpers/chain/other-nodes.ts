@@ -8,10 +8,10 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import type { AnvilInstance } from '../../src/chain/anvil.ts'
-import { closedPort } from './closed-port.ts'
+import type { AnvilInstance } from '../../../src/chain/anvil.ts'
+import { closedPort } from '../processes/closed-port.ts'
 
-const TOOLS = fileURLToPath(new URL('../../tools/test-nodes/', import.meta.url))
+const TOOLS = fileURLToPath(new URL('../../../tools/test-nodes/', import.meta.url))
 const DEVELOPMENT_MNEMONIC = 'test test test test test test test test test test test junk'
 const CHAIN_ID = 31337
 const READY_TIMEOUT_MS = 60_000

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const SOFTHSM_MODULE = '/usr/lib/softhsm/libsofthsm2.so'
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 
 export interface SoftHsmToken {
   dir: string

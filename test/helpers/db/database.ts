@@ -2,9 +2,9 @@
 // a throwaway PostgreSQL database created beside the one it names and dropped afterwards.
 import { readFile } from 'node:fs/promises'
 import { inject } from 'vitest'
-import { loadConfig } from '../../src/config/load-config.ts'
-import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts'
-import { migrateDatabase } from '../../src/db/migrate.ts'
+import { loadConfig } from '../../../src/config/load-config.ts'
+import { type DatabaseHandle, openDatabase } from '../../../src/db/database.ts'
+import { migrateDatabase } from '../../../src/db/migrate.ts'
 import { createThrowawayDatabase } from './throwaway-postgres.ts'
 
 export interface TestDatabase {
