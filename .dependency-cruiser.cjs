@@ -2,7 +2,7 @@
 // into a higher one. docs/architecture.md draws the layers; a module's layer is its directory under src/.
 const FOUNDATION = '^src/(version|logging|owner-only-files)\\.ts$|^src/config/|^src/precompiled-builds\\.js$'
 const INFRASTRUCTURE = '^src/(db|chain|pkcs11|embedded)/|^src/redis-[^/]+\\.ts$'
-const DOMAIN = '^src/(accounts|auth|library|pdf-signing|relayer|verify|web)/'
+const DOMAIN = '^src/(accounts|auth|events|library|pdf-signing|relayer|verify|web)/'
 const API = '^src/api/'
 const ENTRY = '^src/(server|service)\\.ts$|^src/operator/'
 const SERVICE = '^src/'

@@ -1,6 +1,7 @@
 // Everything the service holds about one user, as one document (GET /api/account/export): the account with its plan
 // and this month's usage, its sessions (never their tokens: only a hash is stored, and even that stays here), the
-// certificates the CA issued its keys, its anchors with their ciphertexts, attestations and PDF signatures, and its library with the deletion markers.
+// certificates the CA issued its keys, its anchors with their ciphertexts, attestations and PDF signatures, the events
+// it was told of them, and its library with the deletion markers.
 // Read in one repeatable-read transaction, one snapshot, so the parts agree with one another.
 import { sql } from 'drizzle-orm'
 import { monthlyLimitOf, type PlanLimits } from '../auth/users.ts'
@@ -43,6 +44,8 @@ export interface AccountExport {
     revokedAt: string | null
   }[]
   anchors: ExportedAnchor[]
+  /** What the account was told of its anchors (GET /api/events), oldest first. */
+  events: { id: string; type: string; timestamp: string; data: unknown }[]
   library: {
     signatures: ExportedLibraryItem<{ base64Png: string }>[]
     snippets: ExportedLibraryItem<{ text: string; fontSize: number }>[]
@@ -123,6 +126,7 @@ export async function exportAccount(
       sessions: await exportedSessions(tx, userId),
       signerCertificates: await exportedSignerCertificates(tx, userId),
       anchors: await exportedAnchors(tx, userId),
+      events: await exportedEvents(tx, userId),
       library: await exportedLibrary(tx, userId),
     }
   }, SNAPSHOT)
@@ -141,6 +145,19 @@ async function exportedSignerCertificates(db: Executor, userId: string): Promise
     createdAt: String(r.created_at),
     notAfter: String(r.not_after),
     revokedAt: r.revoked_at === null ? null : String(r.revoked_at),
+  }))
+}
+
+async function exportedEvents(db: Executor, userId: string): Promise<AccountExport['events']> {
+  const found = await rows(
+    db,
+    sql`SELECT id, type, ${iso('created_at')} AS created_at, data FROM events WHERE user_id = ${userId} ORDER BY seq`,
+  )
+  return found.map((r) => ({
+    id: String(r.id),
+    type: String(r.type),
+    timestamp: String(r.created_at),
+    data: typeof r.data === 'string' ? JSON.parse(r.data) : r.data,
   }))
 }
 

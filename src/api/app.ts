@@ -31,12 +31,14 @@ import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { relayerPlugin } from './plugins/relayer.ts'
 import { signInCleanupPlugin } from './plugins/sign-in-cleanup.ts'
 import { verifyPlugin } from './plugins/verify.ts'
+import { webhooksPlugin } from './plugins/webhooks.ts'
 import { ProblemError } from './problem.ts'
 import { requestLogController } from './request-log-policy.ts'
 import { accountRoutes } from './routes/account.ts'
 import { anchorHistoryRoutes } from './routes/anchor-history.ts'
 import { authRoutes } from './routes/auth/auth-routes.ts'
 import { certificateStatusRoutes } from './routes/certificate-status.ts'
+import { eventRoutes } from './routes/events.ts'
 import { healthRoutes } from './routes/health.ts'
 import { infoRoutes } from './routes/info.ts'
 import { libraryRoutes } from './routes/library.ts'
@@ -45,6 +47,7 @@ import { publicRpcRoutes } from './routes/public-rpc.ts'
 import { relayRoutes } from './routes/relay.ts'
 import { VERIFY_PATH_PREFIX, verifyRoutes } from './routes/verify.ts'
 import { webRoutes } from './routes/web.ts'
+import { webhookKeyRoutes, webhookRoutes } from './routes/webhooks.ts'
 
 export interface AppDependencies {
   config: Config
@@ -167,6 +170,7 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   await app.register(relayerPlugin)
   await app.register(verifyPlugin)
   await app.register(mailerPlugin)
+  await app.register(webhooksPlugin)
   await app.register(pdfSigningPlugin)
   await app.register(signInCleanupPlugin)
   await app.register(healthRoutes)
@@ -174,6 +178,9 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   await app.register(publicRpcRoutes)
   await app.register(relayRoutes)
   await app.register(anchorHistoryRoutes)
+  await app.register(eventRoutes)
+  await app.register(webhookRoutes)
+  await app.register(webhookKeyRoutes)
   await app.register(accountRoutes)
   await app.register(pdfSignatureRoutes)
   await app.register(certificateStatusRoutes)

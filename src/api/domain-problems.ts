@@ -2,6 +2,7 @@
 // carries besides the error's message, and the failure's label on the domain's outcome metric. Routes look errors up
 // here instead of keeping instanceof ladders of their own.
 import { ChainError, type ChainErrorType } from '../chain/chain-errors.ts'
+import { WebhookError, type WebhookErrorType } from '../events/errors.ts'
 import { LibraryError, type LibraryErrorType } from '../library/errors.ts'
 import { PdfSigningError, type PdfSigningErrorType } from '../pdf-signing/errors.ts'
 import { RelayError, type RelayErrorType } from '../relayer/errors.ts'
@@ -9,7 +10,13 @@ import type { RelayOutcomeLabel } from '../relayer/relay-metrics.ts'
 import { VerifyError, type VerifyErrorType } from '../verify/errors.ts'
 import { type ProblemCode, ProblemError } from './problem.ts'
 
-type DomainErrorType = ChainErrorType | RelayErrorType | VerifyErrorType | PdfSigningErrorType | LibraryErrorType
+type DomainErrorType =
+  | ChainErrorType
+  | RelayErrorType
+  | VerifyErrorType
+  | PdfSigningErrorType
+  | LibraryErrorType
+  | WebhookErrorType
 type DomainErrorCode = DomainErrorType['code']
 
 interface ProblemMapping<E extends DomainErrorType> {
@@ -87,9 +94,17 @@ const DOMAIN_PROBLEMS: { [C in DomainErrorCode]: ProblemMapping<Extract<DomainEr
       },
     }),
   },
+
+  // Webhooks (src/events/errors.ts)
+  ERR_WEBHOOK_URL_REFUSED: {
+    status: 400,
+    problem: 'WEBHOOK_URL_REFUSED',
+    detail: (error) => `The service may not deliver to this URL: ${error.message}`,
+  },
+  ERR_WEBHOOK_LIMIT: { status: 409, problem: 'WEBHOOK_LIMIT_REACHED' },
 }
 
-const DOMAIN_ERROR_BASES = [ChainError, RelayError, VerifyError, PdfSigningError, LibraryError]
+const DOMAIN_ERROR_BASES = [ChainError, RelayError, VerifyError, PdfSigningError, LibraryError, WebhookError]
 
 export interface DomainProblem {
   problem: ProblemError

@@ -1,4 +1,5 @@
-// Delivers sign-in codes: over SMTP when SMTP_URL is set, else (development only) as one dedicated log line.
+// Delivers sign-in codes and notices (a webhook endpoint disabled): over SMTP when SMTP_URL is set, else (development
+// only) as one dedicated log line.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Transporter } from 'nodemailer'
 import type { Counter } from 'prom-client'
@@ -19,6 +20,8 @@ export interface Mailer {
    * mail server. Failures are logged without the address or the code.
    */
   sendSignInCode(to: string, code: string): void
+  /** A notice about the account (a webhook endpoint disabled), started and left like a sign-in code. */
+  sendNotice(to: string, subject: string, text: string): void
   /** Resolves once every started delivery has ended (shutdown and tests). */
   idle(): Promise<void>
   close(): Promise<void>
@@ -37,6 +40,26 @@ export async function createMailer(options: MailerOptions): Promise<Mailer> {
   const inFlight = new Set<Promise<void>>()
   const minutes = Math.round(options.codeTtlSeconds / 60)
 
+  const send = (to: string, subject: string, text: string, what: string) => {
+    const delivery = transport!
+      .sendMail({ from: options.from, to, subject, text })
+      .then(
+        () => {
+          deliveries.inc({ outcome: 'sent' })
+        },
+        (error: { code?: unknown; responseCode?: unknown }) => {
+          deliveries.inc({ outcome: 'failed' })
+          // Only the error's classification: messages can quote the recipient or the mail body.
+          logger.warn(
+            { smtpError: String(error.code ?? 'unknown'), smtpResponseCode: error.responseCode },
+            `${what} could not be sent`,
+          )
+        },
+      )
+      .finally(() => inFlight.delete(delivery))
+    inFlight.add(delivery)
+  }
+
   return {
     sendSignInCode(to, code) {
       if (transport === undefined) {
@@ -47,28 +70,20 @@ export async function createMailer(options: MailerOptions): Promise<Mailer> {
         deliveries.inc({ outcome: 'logged' })
         return
       }
-      const delivery = transport
-        .sendMail({
-          from: options.from,
-          to,
-          subject: 'Your sign-in code',
-          text: `Your sign-in code is ${code}.\n\nIt expires in ${minutes} minutes and works once. If you did not ask for it, ignore this e-mail.\n`,
-        })
-        .then(
-          () => {
-            deliveries.inc({ outcome: 'sent' })
-          },
-          (error: { code?: unknown; responseCode?: unknown }) => {
-            deliveries.inc({ outcome: 'failed' })
-            // Only the error's classification: messages can quote the recipient or the mail body.
-            logger.warn(
-              { smtpError: String(error.code ?? 'unknown'), smtpResponseCode: error.responseCode },
-              'a sign-in e-mail could not be sent',
-            )
-          },
-        )
-        .finally(() => inFlight.delete(delivery))
-      inFlight.add(delivery)
+      send(
+        to,
+        'Your sign-in code',
+        `Your sign-in code is ${code}.\n\nIt expires in ${minutes} minutes and works once. If you did not ask for it, ignore this e-mail.\n`,
+        'a sign-in e-mail',
+      )
+    },
+    sendNotice(to, subject, text) {
+      if (transport === undefined) {
+        logger.warn({ subject }, 'a notice e-mail was not sent: SMTP_URL is not set (development)')
+        deliveries.inc({ outcome: 'logged' })
+        return
+      }
+      send(to, subject, text, 'a notice e-mail')
     },
     async idle() {
       await Promise.all(inFlight)

@@ -12,6 +12,7 @@ import { requestLimits, requestLimitsEnv } from './request-limits.ts'
 import { isProduction, serverEnv, serverSettings } from './server-settings.ts'
 import { tokenEnv } from './token-settings.ts'
 import { verifyEnv, verifySettings } from './verify-settings.ts'
+import { webhookEnv, webhookSettings } from './webhook-settings.ts'
 
 const EnvSchema = z.object({
   ...serverEnv,
@@ -23,6 +24,7 @@ const EnvSchema = z.object({
   ...verifyEnv,
   ...libraryEnv,
   ...requestLimitsEnv,
+  ...webhookEnv,
 })
 
 export type Config = ReturnType<typeof loadConfig>
@@ -46,6 +48,7 @@ export function loadConfig(env: Env) {
     limits: requestLimits(e),
     verify: verifySettings(e),
     library: librarySettings(e),
+    webhooks: webhookSettings(e, production, problems),
   }
   if (production) {
     // Production never falls back to embedded state: every one of these must be given explicitly.

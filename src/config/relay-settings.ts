@@ -36,6 +36,8 @@ export const relayEnv = {
   RELAY_MIN_BALANCE_ETH: z.coerce.number().min(0).default(0.01),
   RELAY_FEE_CACHE_MS: integer(3_000),
   RELAY_REORG_WATCH_BLOCKS: integer(64, 1),
+  /** Blocks deep at which an anchor's owner is told `anchor.finalized`. */
+  FINALITY_CONFIRMATIONS: z.coerce.number().int().min(1).optional(),
   /** Where a reconciliation with the chain starts when the database knows no mined anchor (the contract's block). */
   RELAY_RECONCILE_FROM_BLOCK: integer(0),
   /** Blocks per eth_getLogs call of a reconciliation: providers cap the range (2,000 is under the common caps). */
@@ -45,6 +47,11 @@ export const relayEnv = {
 /** `embeddedChain`: no RPC_URL, the local chain that mines in milliseconds. */
 export function relaySettings(e: EnvValues<typeof relayEnv>, embeddedChain: boolean, problems: string[]) {
   if (!(e.DEFAULT_PLAN in e.PLANS)) problems.push(`DEFAULT_PLAN: "${e.DEFAULT_PLAN}" is not one of PLANS`)
+  // Ethereum finalizes two epochs (64 blocks) behind its head; the local chain mines a block per relay.
+  const finalityConfirmations = e.FINALITY_CONFIRMATIONS ?? Math.max(e.RELAY_CONFIRMATIONS, embeddedChain ? 2 : 64)
+  if (finalityConfirmations < e.RELAY_CONFIRMATIONS) {
+    problems.push('FINALITY_CONFIRMATIONS: must be at least RELAY_CONFIRMATIONS (an anchor is final after confirmed)')
+  }
   return {
     plans: e.PLANS,
     defaultPlan: e.DEFAULT_PLAN,
@@ -63,6 +70,8 @@ export function relaySettings(e: EnvValues<typeof relayEnv>, embeddedChain: bool
       /** Wei; a relayer below it takes no new work. */
       minBalance: BigInt(Math.round(e.RELAY_MIN_BALANCE_ETH * 1e9)) * 1_000_000_000n,
       feeCacheMs: e.RELAY_FEE_CACHE_MS,
+      /** Blocks a confirmed anchor must be deep before its owner is told it is final. */
+      finalityConfirmations,
       /** Confirmed anchors this many blocks deep or less are re-checked for reorgs. */
       reorgWatchBlocks: e.RELAY_REORG_WATCH_BLOCKS,
       reconcile: {

@@ -4,6 +4,7 @@ import {
   bigint,
   boolean,
   check,
+  customType,
   doublePrecision,
   index,
   integer,
@@ -15,6 +16,9 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
+
+/** A transaction id (`pg_current_xact_id()`), which orders commits where a sequence cannot. */
+const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => 'xid8' })
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow()
 const updatedAt = () =>
@@ -158,6 +162,11 @@ export const anchors = pgTable(
     attestedVerified: boolean('attested_verified'),
     status: text('status', { enum: ANCHOR_STATUSES }).notNull().default('pending'),
     blockNumber: bigint('block_number', { mode: 'number' }),
+    /** The block and the position of its DocumentAnchored event there, as its receipt says; null while pending. */
+    blockHash: text('block_hash'),
+    logIndex: integer('log_index'),
+    /** When `anchor.finalized` was recorded for its block (FINALITY_CONFIRMATIONS deep); null again if mined anew. */
+    finalizedAt: timestamp('finalized_at', { withTimezone: true, precision: 3 }),
     chainId: integer('chain_id').notNull(),
     relayerAddress: text('relayer_address').notNull(),
     nonce: bigint('nonce', { mode: 'number' }).notNull(),
@@ -172,6 +181,10 @@ export const anchors = pgTable(
     uniqueIndex('anchors_relayer_nonce_idx').on(table.chainId, table.relayerAddress, table.nonce),
     // The reorg watch re-reads recently confirmed anchors.
     index('anchors_confirmed_block_idx').on(table.blockNumber).where(sql`${table.status} = 'confirmed'`),
+    // The finality pass reads the confirmed anchors not yet finalized.
+    index('anchors_unfinalized_idx')
+      .on(table.blockNumber)
+      .where(sql`${table.status} = 'confirmed' AND ${table.finalizedAt} IS NULL`),
     check(
       'anchors_attestation_whole',
       sql`(${table.identityCommitment} IS NULL) = (${table.attestedTrust} IS NULL)
@@ -369,3 +382,125 @@ export const cloudTextSnippets = pgTable(
   },
   (table) => [primaryKey({ columns: [table.userId, table.id] })],
 )
+
+/** The kinds of event an account is told of (docs/api.md, "Events"). */
+export const EVENT_TYPES = [
+  'anchor.confirmed',
+  'anchor.finalized',
+  'anchor.reorged',
+  'anchor.failed',
+  'anchor.countersigned',
+  'webhook.test',
+] as const
+
+/**
+ * The events of each account, written in the same database transaction as the change that causes them (an outbox:
+ * none is lost or invented by a crash, a failover or a reorg). `seq` orders them for the feed's cursor; a row is
+ * served only once every transaction that started before its own has ended (`xact_id` below the snapshot's xmin),
+ * so a follower never passes an event that commits late with a lower `seq`.
+ */
+export const events = pgTable(
+  'events',
+  {
+    seq: bigint('seq', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    /** `evt_` and 32 hex digits: the `webhook-id` of its deliveries. */
+    id: text('id').notNull().unique(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    type: text('type', { enum: EVENT_TYPES }).notNull(),
+    /** What a receiver needs to check the chain itself; never a ciphertext, a secret or another account's e-mail. */
+    data: jsonb('data').notNull(),
+    xactId: xid8('xact_id').notNull().default(sql`pg_current_xact_id()`),
+    createdAt: createdAt(),
+  },
+  (table) => [index('events_user_seq_idx').on(table.userId, table.seq)],
+)
+
+export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+
+/** An account's webhook endpoints (POST /api/webhooks). */
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    /** The event types it receives; null: every type. */
+    events: text('events').array(),
+    description: text('description'),
+    status: text('status', { enum: WEBHOOK_STATUSES }).notNull().default('enabled'),
+    /** Why it was disabled: by its owner, answered 410 Gone, or failing for days. */
+    disabledReason: text('disabled_reason', { enum: ['owner', 'gone', 'failing'] }),
+    /** `whsec_…`: the HMAC key of its `v1` signatures, shown to its owner once. */
+    secret: text('secret').notNull(),
+    /** The secret before the last rotation, which keeps signing until `previous_secret_until`. */
+    previousSecret: text('previous_secret'),
+    previousSecretUntil: timestamp('previous_secret_until', { withTimezone: true, precision: 3 }),
+    /** Since when every attempt failed; null after a success. */
+    failingSince: timestamp('failing_since', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('webhooks_user_idx').on(table.userId)],
+)
+
+/** One event to one endpoint: created with the event (a trigger on `events`), tried until delivered or given up. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    webhookId: uuid('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventSeq: bigint('event_seq', { mode: 'number' })
+      .notNull()
+      .references(() => events.seq, { onDelete: 'cascade' }),
+    status: text('status', { enum: WEBHOOK_DELIVERY_STATUSES }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** When it is tried next (a pending one). */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /** While an attempt is under way: when it is given up for lost (the instance died) and may be tried again. */
+    leasedUntil: timestamp('leased_until', { withTimezone: true, precision: 3 }),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex('webhook_deliveries_event_idx').on(table.webhookId, table.eventSeq),
+    index('webhook_deliveries_due_idx').on(table.nextAttemptAt).where(sql`${table.status} = 'pending'`),
+  ],
+)
+
+/** Every attempt of a delivery, readable by the endpoint's owner (GET /api/webhooks/:id/attempts). */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    webhookId: uuid('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    attempt: integer('attempt').notNull(),
+    at: timestamp('at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /** The HTTP status, or `timeout`, `refused` (an address it may not call) or `error` (no answer). */
+    status: text('status').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    /** A capped prefix of the answer's body. */
+    response: text('response').notNull(),
+  },
+  (table) => [index('webhook_attempts_webhook_idx').on(table.webhookId, table.id)],
+)
+
+/** The service's Ed25519 keys of `v1a` signatures, published at /.well-known/webhook-keys. */
+export const webhookSigningKeys = pgTable('webhook_signing_keys', {
+  kid: text('kid').primaryKey(),
+  /** PKCS#8 DER, base64. */
+  privateKey: text('private_key').notNull(),
+  /** `whpk_…` */
+  publicKey: text('public_key').notNull(),
+  notBefore: timestamp('not_before', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  notAfter: timestamp('not_after', { withTimezone: true, precision: 3 }),
+})

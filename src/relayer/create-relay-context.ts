@@ -49,7 +49,7 @@ export function createRelayContext(deps: RelayerDependencies): RelayContext {
     batches: {
       reservations: new Map(),
       attachments: new Map(),
-      confirmations: new GroupCommit((items: Mined[]) => markMined(deps.db, items)),
+      confirmations: new GroupCommit((items: Mined[]) => markMined(deps.db, items, deps.chain.contractAddress)),
     },
     reconciliation: new Reconciliation(
       (options) => reconcileWithChain(context, options),

@@ -12,6 +12,7 @@ import { signAndAttach } from './actions/sign-and-attach.ts'
 import {
   addReplacement,
   claimForBroadcast,
+  finalizeAnchors,
   markFillerDone,
   type OpenTransaction,
   openTransactions,
@@ -134,6 +135,8 @@ export class RelayMonitor {
     }
     for (const key of context.pool.all) key.jammed = jammed.has(key.address)
     await this.watchReorgs(head)
+    const finalThrough = Number(head) - context.settings.finalityConfirmations + 1
+    await finalizeAnchors(context.db, chainId, finalThrough, context.chain.contractAddress)
   }
 
   /**
@@ -392,7 +395,7 @@ export class RelayMonitor {
             { txHash: anchor.txHash, blockNumber, blockHash: block.hash },
             'confirmed anchor reorged out: re-sending the same transaction',
           )
-          await reopenMined(context.db, anchor.txHash)
+          await reopenMined(context.db, anchor.txHash, context.chain.contractAddress)
         }
       }),
     )

@@ -59,6 +59,10 @@ describe('GET /api/account/export', () => {
       usageHistory: [{ used: 3 }],
     })
     expect(body.operatorActions).toEqual([])
+    // Its three confirmations, as GET /api/events tells them; none of the other user's.
+    const feed = await t.app.inject({ method: 'GET', url: '/api/events', headers: user.headers })
+    expect(body.events).toEqual(feed.json().events)
+    expect(body.events.map((event: { type: string }) => event.type)).toEqual(Array(3).fill('anchor.confirmed'))
     expect(body.sessions).toEqual([
       expect.objectContaining({ id: user.sessionId, revokedAt: null, expiresAt: expect.stringMatching(/Z$/) }),
     ])

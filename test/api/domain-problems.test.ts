@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { domainProblem } from '../../src/api/domain-problems.ts'
 import { ChainUnavailableError } from '../../src/chain/chain-errors.ts'
+import { TooManyWebhooksError, WebhookUrlRefusedError } from '../../src/events/errors.ts'
 import { LibraryLimitError } from '../../src/library/errors.ts'
 import {
   CertificateRequestError,
@@ -74,6 +75,16 @@ describe('domainProblem', () => {
       'library limit',
       new LibraryLimitError([{ kind: 'signature', count: 51, limit: 50 }]),
       { status: 409, code: 'LIBRARY_LIMIT_EXCEEDED', detail: 'The sync would exceed the library item limit' },
+    ],
+    [
+      'webhook URL refused',
+      new WebhookUrlRefusedError('only https URLs'),
+      { status: 400, code: 'WEBHOOK_URL_REFUSED', detail: 'The service may not deliver to this URL: only https URLs' },
+    ],
+    [
+      'webhook limit',
+      new TooManyWebhooksError('at most 10 webhooks per account'),
+      { status: 409, code: 'WEBHOOK_LIMIT_REACHED', detail: 'at most 10 webhooks per account' },
     ],
   ]
 

@@ -64,6 +64,7 @@ describe('protected routes', () => {
       'POST /api/relay',
       'GET /api/anchors/zz',
       'GET /api/anchors',
+      'GET /api/events',
       'GET /api/auth/me',
       'POST /api/auth/logout',
       'GET /api/library',

@@ -24,7 +24,10 @@ describe('the PL/pgSQL functions, one file each', () => {
       }),
     )
     expect(held.map((row) => row.proname).sort()).toEqual([
+      'anchor_event',
       'attach_signed',
+      'countersigned_event',
+      'fan_out_event',
       'mark_mined',
       'notify_anchors_changed',
       'reserve_anchors',

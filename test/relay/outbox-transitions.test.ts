@@ -30,6 +30,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db/database.ts
 import { query, randomHash } from './relay-helpers.ts'
 
 const NONCE = 5
+const BLOCK_HASH = `0x${'b'.repeat(64)}` as Hex
+/** Events name it; the transitions do not depend on it. */
+const CONTRACT = `0x${'c'.repeat(40)}`
 
 describe('the outbox transitions, each by its writer from every status', () => {
   let database: TestDatabase
@@ -95,6 +98,8 @@ describe('the outbox transitions, each by its writer from every status', () => {
     compositeHash,
     previousTxHash: ZERO_TX_HASH,
     blockNumber: 9,
+    blockHash: BLOCK_HASH,
+    logIndex: 0,
     nonce: NONCE,
     raw: '0x02',
     maxFeePerGas: 2_000_000_000n,
@@ -111,13 +116,21 @@ describe('the outbox transitions, each by its writer from every status', () => {
     async mined(status) {
       const id = await insertAnchor(status)
       const txHash = await insertTransaction(id, 'broadcast')
-      await markMined(db, [{ anchorId: id, txHash, blockNumber: 9, confirmed: true }])
+      await markMined(
+        db,
+        [{ anchorId: id, txHash, blockNumber: 9, blockHash: BLOCK_HASH, logIndex: 0, confirmed: true }],
+        CONTRACT,
+      )
       return anchorStatus(id)
     },
     async reverted(status) {
       const id = await insertAnchor(status)
       const txHash = await insertTransaction(id, 'broadcast')
-      await markMined(db, [{ anchorId: id, txHash, blockNumber: 9, confirmed: false }])
+      await markMined(
+        db,
+        [{ anchorId: id, txHash, blockNumber: 9, blockHash: BLOCK_HASH, logIndex: null, confirmed: false }],
+        CONTRACT,
+      )
       return anchorStatus(id)
     },
     async nonceTaken(status) {
@@ -142,17 +155,17 @@ describe('the outbox transitions, each by its writer from every status', () => {
     },
     async displaced(status) {
       const id = await insertAnchor(status)
-      await recordChainAnchor(db, slot, mined(randomHash(), true), noFiller)
+      await recordChainAnchor(db, slot, mined(randomHash(), true), noFiller, CONTRACT)
       return anchorStatus(id)
     },
     async adoptedFinal(status) {
       const id = await insertAnchor(status, { nonce: NONCE + 1 })
-      await recordChainAnchor(db, slot, mined(await compositeHashOf(id), true), noFiller)
+      await recordChainAnchor(db, slot, mined(await compositeHashOf(id), true), noFiller, CONTRACT)
       return anchorStatus(id)
     },
     async adoptedShallow(status) {
       const id = await insertAnchor(status, { nonce: NONCE + 1 })
-      await recordChainAnchor(db, slot, mined(await compositeHashOf(id), false), noFiller)
+      await recordChainAnchor(db, slot, mined(await compositeHashOf(id), false), noFiller, CONTRACT)
       return anchorStatus(id)
     },
   }
@@ -169,14 +182,22 @@ describe('the outbox transitions, each by its writer from every status', () => {
     async minedHash(status) {
       const id = await insertAnchor('pending')
       const txHash = await insertTransaction(id, status)
-      await markMined(db, [{ anchorId: id, txHash, blockNumber: 9, confirmed: true }])
+      await markMined(
+        db,
+        [{ anchorId: id, txHash, blockNumber: 9, blockHash: BLOCK_HASH, logIndex: 0, confirmed: true }],
+        CONTRACT,
+      )
       return transactionStatus(txHash)
     },
     async outmined(status) {
       const id = await insertAnchor('pending')
       const other = await insertTransaction(id, status)
       const txHash = await insertTransaction(id, 'broadcast')
-      await markMined(db, [{ anchorId: id, txHash, blockNumber: 9, confirmed: true }])
+      await markMined(
+        db,
+        [{ anchorId: id, txHash, blockNumber: 9, blockHash: BLOCK_HASH, logIndex: 0, confirmed: true }],
+        CONTRACT,
+      )
       return transactionStatus(other)
     },
     async fillerMined(status) {
@@ -203,12 +224,12 @@ describe('the outbox transitions, each by its writer from every status', () => {
     async superseded(status) {
       const id = await insertAnchor('pending', { nonce: NONCE + 1 })
       const txHash = await insertTransaction(id, status)
-      await recordChainAnchor(db, slot, mined(await compositeHashOf(id), true), noFiller)
+      await recordChainAnchor(db, slot, mined(await compositeHashOf(id), true), noFiller, CONTRACT)
       return transactionStatus(txHash)
     },
     async reorged(status) {
       const txHash = await insertTransaction(await insertAnchor('confirmed'), status)
-      await reopenMined(db, txHash)
+      await reopenMined(db, txHash, CONTRACT)
       return transactionStatus(txHash)
     },
   }
@@ -251,6 +272,7 @@ describe('the outbox transitions, each by its writer from every status', () => {
       .map(([name, transition]) => `${name}: ${(transition as Transition<string>).event}`)
     expect(events.sort()).toEqual([
       'adoptedFinal: confirmed',
+      'displaced: reorged',
       'mined: confirmed',
       'reorged: reorged',
       'reverted: failed',

@@ -272,12 +272,14 @@ describe('reconciliation with the chain, the harder cases', () => {
       // What the reconciliation does before it records: the nonce row raised to the chain's count.
       await db().execute(sql`UPDATE relayer_nonces SET next_nonce = ${await chainNonce('pending')}`)
       const transaction = await chain.publicClient.getTransaction({ hash: txHash })
-      const { blockNumber } = await chain.publicClient.getTransactionReceipt({ hash: txHash })
+      const receipt = await chain.publicClient.getTransactionReceipt({ hash: txHash })
       const found: ChainAnchor = {
         txHash,
         compositeHash: body.compositeHash as Hex,
         previousTxHash: body.previousTxHash as Hex,
-        blockNumber: Number(blockNumber),
+        blockNumber: Number(receipt.blockNumber),
+        blockHash: receipt.blockHash,
+        logIndex: receipt.logs[0]!.logIndex,
         nonce: nonceBefore,
         raw: await rpc<Hex>(chain.rpcUrl, 'eth_getRawTransactionByHash', [txHash]),
         maxFeePerGas: transaction.maxFeePerGas!,
@@ -299,8 +301,12 @@ describe('reconciliation with the chain, the harder cases', () => {
         await blocker.query('SELECT 1 FROM relay_transactions WHERE anchor_id IS NULL AND nonce = $1 FOR UPDATE', [
           nonceBefore,
         ])
-        const recorded = recordChainAnchor(db(), slot(), found, (_relayer, nonce) =>
-          signFiller(relayer(), chain.chain.id, nonce, fees),
+        const recorded = recordChainAnchor(
+          db(),
+          slot(),
+          found,
+          (_relayer, nonce) => signFiller(relayer(), chain.chain.id, nonce, fees),
+          t.app.relayer.chain.contractAddress,
         )
         await expect
           .poll(

@@ -204,3 +204,10 @@ export {
   SIGNER_EKU,
   SIGNER_POLICY_OID,
 } from './pdf/signer-profile.ts'
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  WEBHOOK_TOLERANCE_SECONDS,
+  WebhookVerificationError,
+  type WebhookVerificationKeys,
+} from './webhooks/verify-webhook.ts'

@@ -78,6 +78,7 @@ const AccountExportSchema = z.object({
       confirmedAt: Timestamp.nullable(),
     }),
   ),
+  events: z.array(z.object({ id: z.string(), type: z.string(), timestamp: Timestamp, data: z.unknown() })),
   library: z.object({
     signatures: z.array(z.union([LibraryItem.extend({ base64Png: z.string() }), LibraryMarker])),
     snippets: z.array(z.union([LibraryItem.extend({ text: z.string(), fontSize: z.number() }), LibraryMarker])),

@@ -113,6 +113,8 @@ export async function reconcileWithChain(
         compositeHash,
         previousTxHash: log.args.previousTxHash.toLowerCase() as Hex,
         blockNumber: Number(log.blockNumber),
+        blockHash: log.blockHash.toLowerCase() as Hex,
+        logIndex: log.logIndex,
         nonce: transaction.nonce,
         raw,
         maxFeePerGas: transaction.maxFeePerGas ?? transaction.gasPrice ?? 0n,
@@ -121,7 +123,13 @@ export async function reconcileWithChain(
       }
       // Asked before the record's transaction, which may need them (cached: one question for many records).
       const keepNonce = fillerSigner(context, await context.fees.current())
-      const outcome = await recordChainAnchor(context.db, slot(relayer), found, keepNonce)
+      const outcome = await recordChainAnchor(
+        context.db,
+        slot(relayer),
+        found,
+        keepNonce,
+        context.chain.contractAddress,
+      )
       if (outcome.kind === 'known') continue
       report[outcome.kind] += 1
       context.onReconciled?.(outcome.kind)

@@ -1,7 +1,7 @@
 // Recording where an anchor's transaction was mined (whichever of its hashes it was), batched with concurrent ones.
 // Confirmed means the receipt holds the configured contract's DocumentAnchored event for this very anchor: a call to
 // an address without code succeeds too (a node that lost the contract), and must never be taken for an anchor.
-import { anchorFromReceipt } from '@docanchor/client'
+import { anchorFromReceipt, DOCUMENT_ANCHORED_TOPIC } from '@docanchor/client'
 import type { Hex, TransactionReceipt } from 'viem'
 import type { AnchorRow } from '../outbox/anchors.ts'
 import type { RelayContext } from '../relay-context.ts'
@@ -20,6 +20,7 @@ export function recordReceipt(
   receipt: TransactionReceipt,
 ): Promise<AnchorRow | undefined> {
   const confirmed = holdsEvent(context, anchor, receipt)
+  const contract = context.chain.contractAddress.toLowerCase()
   if (!confirmed) {
     const txHash = receipt.transactionHash
     context.onAnchorFailed?.(receipt.status === 'success' ? 'no_event' : 'reverted')
@@ -37,6 +38,11 @@ export function recordReceipt(
     anchorId: anchor.id,
     txHash: receipt.transactionHash.toLowerCase(),
     blockNumber: Number(receipt.blockNumber),
+    blockHash: receipt.blockHash,
+    logIndex: confirmed
+      ? (receipt.logs.find((log) => log.address.toLowerCase() === contract && log.topics[0] === DOCUMENT_ANCHORED_TOPIC)
+          ?.logIndex ?? null)
+      : null,
     confirmed,
   })
 }

@@ -62,21 +62,28 @@ export interface Mined {
   anchorId: string
   txHash: string
   blockNumber: number
+  blockHash: string
+  /** Where its DocumentAnchored event sits in the block; null when it has none (it failed). */
+  logIndex: number | null
   /** The receipt holds the anchor's DocumentAnchored event; otherwise the anchor failed (reverted, or no contract). */
   confirmed: boolean
 }
 
 /**
  * Records the mined transactions of anchors (adopting whichever of an anchor's hashes got mined) in one call of
- * `mark_mined`; the anchors as they are now, in order (undefined for one that no longer exists).
+ * `mark_mined`, with the events their owners are told (src/events/); the anchors as they are now, in order (undefined
+ * for one that no longer exists). `contract`: the contract the events were read from.
  */
-export async function markMined(db: Database, mined: Mined[]): Promise<(AnchorRow | undefined)[]> {
+export async function markMined(db: Database, mined: Mined[], contract: string): Promise<(AnchorRow | undefined)[]> {
   if (mined.length === 0) return []
-  const items = mined.map(({ anchorId, txHash, blockNumber, confirmed }) => ({
+  const items = mined.map(({ anchorId, txHash, blockNumber, blockHash, logIndex, confirmed }) => ({
     anchorId,
     txHash,
     blockNumber,
+    blockHash: blockHash.toLowerCase(),
+    logIndex,
     status: confirmed ? ANCHOR_TRANSITIONS.mined.to : ANCHOR_TRANSITIONS.reverted.to,
+    contract: contract.toLowerCase(),
   }))
   const updated = await rows(db, sql`SELECT * FROM mark_mined(${JSON.stringify(items)}::jsonb)`)
   const byId = new Map(updated.map((row) => [String(row.id), toAnchor(row)]))

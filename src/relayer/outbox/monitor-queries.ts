@@ -154,9 +154,45 @@ export async function recentConfirmed(db: Database, chainId: number, sinceBlock:
 }
 
 /** Puts a confirmed anchor's mined transaction back on the open list after a reorg removed it (same hash). */
-export async function reopenMined(db: Database, txHash: string): Promise<void> {
+/** At most this many anchors are finalized per pass: a long-stopped monitor catches up over several. */
+const FINALIZED_PER_PASS = 1_000
+
+/**
+ * Marks confirmed anchors in blocks up to `throughBlock` final, telling each owner `anchor.finalized` in the same
+ * statement; how many were.
+ */
+export async function finalizeAnchors(
+  db: Database,
+  chainId: number,
+  throughBlock: number,
+  contract: string,
+): Promise<number> {
+  const finalized = await rows(
+    db,
+    sql`WITH final AS (
+          UPDATE anchors SET finalized_at = now()
+          WHERE id IN (
+            SELECT id FROM anchors
+            WHERE chain_id = ${chainId} AND status = 'confirmed' AND finalized_at IS NULL
+              AND block_number <= ${throughBlock}
+            ORDER BY block_number LIMIT ${FINALIZED_PER_PASS}
+          )
+          RETURNING id
+        )
+        SELECT anchor_event(id, 'anchor.finalized', ${contract.toLowerCase()}, NULL) FROM final`,
+  )
+  return finalized.length
+}
+
+export async function reopenMined(db: Database, txHash: string, contract: string): Promise<void> {
   const { reorged } = TRANSACTION
+  // The owner is told in the same statement, once per reopening, naming the block the transaction left.
   await db.execute(
-    sql`UPDATE relay_transactions SET status = ${reorged.to} WHERE tx_hash = ${txHash} AND ${leaves(reorged)}`,
+    sql`WITH reopened AS (
+          UPDATE relay_transactions SET status = ${reorged.to} WHERE tx_hash = ${txHash} AND ${leaves(reorged)}
+          RETURNING anchor_id
+        )
+        SELECT anchor_event(anchor_id, 'anchor.reorged', ${contract.toLowerCase()}, NULL)
+        FROM reopened WHERE anchor_id IS NOT NULL`,
   )
 }

@@ -19,6 +19,9 @@ export interface ChainAnchor {
   compositeHash: Hex
   previousTxHash: Hex
   blockNumber: number
+  blockHash: Hex
+  /** Where its DocumentAnchored event sits in the block. */
+  logIndex: number
   nonce: number
   raw: Hex
   maxFeePerGas: bigint
@@ -84,11 +87,13 @@ export async function recordChainAnchor(
   slot: Slot,
   found: ChainAnchor,
   keepNonce: KeepNonce,
+  /** The contract the anchor was read from: named in the events its owner is told. */
+  contract: string,
 ): Promise<RecordOutcome> {
   // Instances starting together reconcile together: another may record the same transaction first (a unique key
   // answers), or lock the same anchors in another order (a deadlock, undone whole: tried again). A relay that
   // reserved the composite hash between the look and the insert is an anchor to adopt: looked at once more.
-  const attempt = () => withDeadlockRetry(() => recordOnce(db, slot, found, keepNonce))
+  const attempt = () => withDeadlockRetry(() => recordOnce(db, slot, found, keepNonce, contract.toLowerCase()))
   return attempt()
     .catch((error: unknown) => {
       if (violated(error, 'anchors_composite_hash_unique')) return attempt()
@@ -110,7 +115,13 @@ function violated(error: unknown, constraint: string): boolean {
   })
 }
 
-function recordOnce(db: Database, slot: Slot, found: ChainAnchor, keepNonce: KeepNonce): Promise<RecordOutcome> {
+function recordOnce(
+  db: Database,
+  slot: Slot,
+  found: ChainAnchor,
+  keepNonce: KeepNonce,
+  contract: string,
+): Promise<RecordOutcome> {
   return db.transaction(async (tx) => {
     const [known] = await rows(tx, sql`SELECT 1 AS ok FROM relay_transactions WHERE tx_hash = ${found.txHash}`)
     if (known) return { kind: 'known' }
@@ -128,7 +139,7 @@ function recordOnce(db: Database, slot: Slot, found: ChainAnchor, keepNonce: Kee
     }
     const occupants = await rows(
       tx,
-      sql`SELECT id FROM anchors
+      sql`SELECT id, status FROM anchors
           WHERE chain_id = ${slot.chainId} AND relayer_address = ${slot.relayer} AND nonce = ${found.nonce}
             AND id IS DISTINCT FROM ${ownerId}
           FOR UPDATE`,
@@ -143,10 +154,12 @@ function recordOnce(db: Database, slot: Slot, found: ChainAnchor, keepNonce: Kee
     for (const occupant of occupants) {
       await tx.execute(
         sql`UPDATE anchors SET nonce = take_nonce(${slot.chainId}, ${slot.relayer}), status = ${ANCHOR.displaced.to},
-                   tx_hash = ${UNSIGNED_PREFIX} || gen_random_uuid(), block_number = NULL, confirmed_at = NULL,
-                   updated_at = now()
+                   tx_hash = ${UNSIGNED_PREFIX} || gen_random_uuid(), block_number = NULL, block_hash = NULL,
+                   log_index = NULL, confirmed_at = NULL, finalized_at = NULL, updated_at = now()
             WHERE id = ${occupant.id} AND ${leaves(ANCHOR.displaced)}`,
       )
+      // A confirmed anchor whose nonce the chain gave another transaction is no longer on chain: told as a reorg.
+      if (occupant.status === 'confirmed') await anchorEvent(tx, String(occupant.id), 'anchor.reorged', contract)
       await replaceOpenTransactions(tx, String(occupant.id))
     }
     let anchorId: string
@@ -154,19 +167,28 @@ function recordOnce(db: Database, slot: Slot, found: ChainAnchor, keepNonce: Kee
       anchorId = ownerId
       await keepVacatedNonce(tx, slot, found, owner!, keepNonce)
       await replaceOpenTransactions(tx, anchorId)
-      await tx.execute(
+      const [updated] = await rows(
+        tx,
         sql`UPDATE anchors SET tx_hash = ${found.txHash}, nonce = ${found.nonce}, relayer_address = ${slot.relayer},
-                   status = ${adopted.to}, block_number = ${found.blockNumber},
-                   confirmed_at = ${found.final ? sql`now()` : sql`NULL`}, updated_at = now()
-            WHERE id = ${anchorId} AND ${leaves(adopted)}`,
+                   status = ${adopted.to}, block_number = ${found.blockNumber}, block_hash = ${found.blockHash},
+                   log_index = ${found.logIndex}, confirmed_at = ${found.final ? sql`now()` : sql`NULL`},
+                   finalized_at = NULL, updated_at = now()
+            WHERE id = ${anchorId} AND ${leaves(adopted)}
+            RETURNING id`,
       )
+      // Adopted confirmations deep: its owner is told, as mark_mined tells it (the monitor confirms a shallow one).
+      if (updated && found.final) {
+        await anchorEvent(tx, anchorId, 'anchor.confirmed', contract)
+        await tx.execute(sql`SELECT countersigned_event(${anchorId}, ${contract})`)
+      }
     } else {
       const [inserted] = await rows(
         tx,
         sql`INSERT INTO anchors (tx_hash, composite_hash, previous_tx_hash, encrypted_payload, reconciled_at, status,
-                                 block_number, chain_id, relayer_address, nonce, confirmed_at)
+                                 block_number, block_hash, log_index, chain_id, relayer_address, nonce, confirmed_at)
             VALUES (${found.txHash}, ${found.compositeHash}, ${found.previousTxHash}, NULL, now(), ${adopted.to},
-                    ${found.blockNumber}, ${slot.chainId}, ${slot.relayer}, ${found.nonce},
+                    ${found.blockNumber}, ${found.blockHash}, ${found.logIndex}, ${slot.chainId}, ${slot.relayer},
+                    ${found.nonce},
                     ${found.final ? sql`now()` : sql`NULL`})
             RETURNING id`,
       )
@@ -226,4 +248,9 @@ function insertFound(
         VALUES (${found.txHash}, ${anchorId}, ${slot.chainId}, ${slot.relayer}, ${found.nonce}, ${found.raw},
                 ${found.maxFeePerGas.toString()}, ${found.maxPriorityFeePerGas.toString()}, ${status}, now())`,
   )
+}
+
+/** An event of the anchor for its owner, in this transaction (drizzle/functions/anchor_event.sql). */
+function anchorEvent(tx: Executor, anchorId: string, type: 'anchor.confirmed' | 'anchor.reorged', contract: string) {
+  return tx.execute(sql`SELECT anchor_event(${anchorId}, ${type}, ${contract}, NULL)`)
 }

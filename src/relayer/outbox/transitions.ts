@@ -1,8 +1,10 @@
 // The outbox's states and every way they change: what the relayer may do to an anchor and to a relay transaction, in
 // one list. Each writer of a status takes its transition from here, `to` as the new status and `from` as its SQL
 // guard, so a status changes only in a way this file names; test/relay/outbox-transitions.test.ts drives each writer
-// from every status. What a subscriber of an anchor learns (confirmed, reorged, failed) is named on the transition
-// that causes it.
+// from every status. What the anchor's owner is told (confirmed, reorged, failed) is named on the transition that
+// causes it; its writer records that event in the same transaction (drizzle/functions/anchor_event.sql, src/events/).
+// A first confirmation also tells the owner of the anchor it countersigns; `anchor.finalized` is the monitor's finality
+// pass (finalizeAnchors), which changes no status.
 //
 // Outside the list, rows are born and die: a relay reserves an anchor `pending` with an unsigned tx_hash
 // (UNSIGNED_PREFIX) and stores its transaction `signed` (a fee-bumped replacement `broadcast`, as it goes out at
@@ -15,7 +17,7 @@ import type { ANCHOR_STATUSES, RELAY_TRANSACTION_STATUSES } from '../../db/schem
 export type AnchorStatus = (typeof ANCHOR_STATUSES)[number]
 export type RelayTransactionStatus = (typeof RELAY_TRANSACTION_STATUSES)[number]
 
-/** What a subscriber of an anchor is told. */
+/** What the anchor's owner is told (`anchor.<event>`). */
 export type AnchorEvent = 'confirmed' | 'reorged' | 'failed'
 
 export interface Transition<Status extends string> {
@@ -64,9 +66,10 @@ export const ANCHOR_TRANSITIONS = {
   displaced: {
     from: ALL_ANCHOR,
     to: 'pending',
+    event: 'reorged',
     when:
       'a reconciliation found a forgotten transaction mined at its nonce: unsigned again at a fresh nonce ' +
-      '(recordChainAnchor)',
+      '(recordChainAnchor; told as a reorg only when it was confirmed)',
   },
   adoptedFinal: {
     from: ['pending', 'failed'],

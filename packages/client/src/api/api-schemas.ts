@@ -210,6 +210,7 @@ export const AccountExportSchema = z.object({
       confirmedAt: z.string().nullable(),
     }),
   ),
+  events: z.array(z.object({ id: z.string(), type: z.string(), timestamp: z.string(), data: z.unknown() })),
   library: z.object({ signatures: exported(LibrarySignatureSchema), snippets: exported(LibrarySnippetSchema) }),
 })
 

@@ -1,0 +1,39 @@
+// The webhook dispatcher for the app's lifetime: delivers what is due every WEBHOOK_DISPATCH_INTERVAL_MS, and tells an
+// endpoint's owner by e-mail when it is disabled. Stopped, with its attempts under way finished, when the app closes.
+import { sql } from 'drizzle-orm'
+import fp from 'fastify-plugin'
+import { rows } from '../../db/sql-rows.ts'
+import { WebhookDispatcher } from '../../events/webhook-dispatcher.ts'
+import type { AppInstance } from '../app-types.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    webhookDispatcher: WebhookDispatcher
+  }
+}
+
+const REASONS = {
+  gone: 'it answered 410 Gone, which says the endpoint no longer exists',
+  failing: 'every delivery to it has failed for days',
+}
+
+export const webhooksPlugin = fp(
+  async (app: AppInstance) => {
+    const { config, database } = app.deps
+    const dispatcher = new WebhookDispatcher(database.db, config.webhooks, app.log, async (endpoint) => {
+      const [owner] = await rows(database.db, sql`SELECT email FROM users WHERE id = ${endpoint.userId}`)
+      if (!owner) return
+      app.mailer.sendNotice(
+        String(owner.email),
+        'A webhook endpoint was disabled',
+        `Your webhook endpoint ${endpoint.url} was disabled: ${REASONS[endpoint.reason]}.\n\n` +
+          'Events are no longer sent to it. Enable it again (PATCH /api/webhooks/:id with status "enabled", or ' +
+          '`anchor webhooks enable`) once it answers, and replay what it missed.\n',
+      )
+    })
+    app.decorate('webhookDispatcher', dispatcher)
+    app.addHook('onReady', async () => dispatcher.start())
+    app.addHook('onClose', async () => dispatcher.stop())
+  },
+  { name: 'webhooks', dependencies: ['mailer'] },
+)
