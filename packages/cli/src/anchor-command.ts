@@ -86,6 +86,26 @@ it is renewed. Nothing it adds changes what a reader shows, so every signature s
   --json   the anchors as JSON, one array`,
     load: async () => (await import('./commands/history.ts')).runHistory,
   },
+  events: {
+    summary: 'what happened to your anchors: confirmed, final, reorged, failed, countersigned',
+    usage: `anchor events [--after <cursor>] [--follow] [--json] [--service <url>]
+
+  --after   start past this cursor (a run prints the next one on stderr)
+  --follow  keep asking every few seconds and print what comes, until interrupted (Ctrl-C)
+  --json    one event per line, as JSON (the body a webhook delivery carries, with its id)`,
+    load: async () => (await import('./commands/events.ts')).runEvents,
+  },
+  webhooks: {
+    summary: 'the endpoints the service sends your events to',
+    usage: `anchor webhooks add <url> [--events <type,...>] [--description <text>] [--json]
+       anchor webhooks list [--json]
+       anchor webhooks remove <id>
+       anchor webhooks test <id>
+
+  add     registers an endpoint (every event type unless --events names some) and prints its secret, once
+  test    sends it a webhook.test event`,
+    load: async () => (await import('./commands/webhooks.ts')).runWebhooks,
+  },
   verify: {
     summary: 'check every signature of a PDF, or the anchor a QR URL names',
     usage: `anchor verify <file.pdf | QR URL> [--json] [--service <url>] [--rpc <url> [--contract <address>]]

@@ -10,13 +10,16 @@ import {
   type AnchorPage,
   type AnchorRecord,
   type AnchorRequest,
+  type CreatedWebhook,
   createAnchorClient,
+  type EventPage,
   type LongTermValidationOptions,
   pdfSignatureCms,
   type ServiceInfo,
   type SignerCertificateResult,
   type SignInResult,
   serviceLongTermValidation,
+  type WebhookEndpoint,
 } from '@docanchor/client'
 import { CliError, EXIT } from './cli-errors.ts'
 
@@ -86,6 +89,27 @@ export class ServiceClient {
   /** A page of the login's anchors, newest first. */
   anchors(page: { cursor?: string; limit?: number }): Promise<AnchorPage> {
     return this.explain(() => this.api.anchors(page), true)
+  }
+
+  /** The login's events, oldest first, after a cursor. */
+  events(page: { after?: string; limit?: number }): Promise<EventPage> {
+    return this.explain(() => this.api.events(page), true)
+  }
+
+  createWebhook(body: { url: string; events?: string[]; description?: string }): Promise<CreatedWebhook> {
+    return this.explain(() => this.api.createWebhook(body), true)
+  }
+
+  webhooks(): Promise<WebhookEndpoint[]> {
+    return this.explain(() => this.api.webhooks(), true)
+  }
+
+  deleteWebhook(id: string): Promise<void> {
+    return this.explain(() => this.api.deleteWebhook(id), true)
+  }
+
+  testWebhook(id: string): Promise<void> {
+    return this.explain(() => this.api.testWebhook(id), true)
   }
 
   /** Everything the service holds about the login's account. */

@@ -17,10 +17,13 @@ export {
   type RelayOptions,
 } from './api/anchor-client.ts'
 export type {
+  AccountEvent,
   AccountExport,
   AnchorPage,
   AnchorState,
   ChainEntry,
+  CreatedWebhook,
+  EventPage,
   Library,
   LibrarySignature,
   LibrarySnippet,
@@ -36,6 +39,7 @@ export type {
   SignInResult,
   User,
   VerifyResult,
+  WebhookEndpoint,
 } from './api/api-schemas.ts'
 export { type CertifiedSigner, certifiedSigner } from './api/certified-signer.ts'
 export { createPkcePair, type PkcePair } from './api/pkce.ts'

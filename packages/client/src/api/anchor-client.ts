@@ -2,7 +2,7 @@
 // Every 2xx body is parsed with the schemas the suite checks against /openapi.json; every other answer throws an
 // AnchorApiError. Web APIs only (fetch, AbortSignal, WebCrypto), so it runs in Node, browsers and Electron.
 
-import type { z } from 'zod'
+import { z } from 'zod'
 import { fromBase64, toBase64 } from '../formats/base64.ts'
 import { toHex } from '../formats/hex.ts'
 import { AnchorApiError, AnchorNetworkError, AnchorNotConfirmedError, parseRetryAfter } from './anchor-api-error.ts'
@@ -14,7 +14,11 @@ import {
   type AnchorState,
   AnchorStateSchema,
   CodeSentSchema,
+  type CreatedWebhook,
+  CreatedWebhookSchema,
   DocumentTimestampSchema,
+  type EventPage,
+  EventPageSchema,
   type ExchangeBody,
   InfoSchema,
   type Library,
@@ -42,6 +46,8 @@ import {
   type VerifyCodeBody,
   type VerifyResult,
   VerifySchema,
+  type WebhookEndpoint,
+  WebhookSchema,
 } from './api-schemas.ts'
 
 export interface AnchorClientOptions {
@@ -116,6 +122,17 @@ export interface AnchorClient {
   anchor(compositeHash: string, options?: CallOptions): Promise<AnchorState>
   /** A page of the user's anchors, newest first; `cursor` is the previous page's `nextCursor`. */
   anchors(page?: { cursor?: string; limit?: number }, options?: CallOptions): Promise<AnchorPage>
+  /** The user's events, oldest first, after a cursor (`nextCursor` of the last page; the start when absent). */
+  events(page?: { after?: string; limit?: number }, options?: CallOptions): Promise<EventPage>
+  /** Registers a webhook endpoint; the answer holds its secret, which is never shown again. */
+  createWebhook(
+    body: { url: string; events?: string[]; description?: string },
+    options?: CallOptions,
+  ): Promise<CreatedWebhook>
+  webhooks(options?: CallOptions): Promise<WebhookEndpoint[]>
+  deleteWebhook(id: string, options?: CallOptions): Promise<void>
+  /** Delivers a `webhook.test` event to the endpoint. */
+  testWebhook(id: string, options?: CallOptions): Promise<void>
   /** Everything the service holds about the user, as one document (rate-limited: a few an hour). */
   exportAccount(options?: CallOptions): Promise<AccountExport>
   /**
@@ -320,6 +337,32 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
       if (page.limit !== undefined) search.set('limit', String(page.limit))
       const query = search.size > 0 ? `?${search}` : ''
       return call(AnchorPageSchema, { method: 'GET', path: `/api/anchors${query}`, signal: callOptions?.signal })
+    },
+    events: (page = {}, callOptions) => {
+      const search = new URLSearchParams()
+      if (page.after) search.set('after', page.after)
+      if (page.limit !== undefined) search.set('limit', String(page.limit))
+      const query = search.size > 0 ? `?${search}` : ''
+      return call(EventPageSchema, { method: 'GET', path: `/api/events${query}`, signal: callOptions?.signal })
+    },
+    createWebhook: (body, callOptions) =>
+      call(CreatedWebhookSchema, { method: 'POST', path: '/api/webhooks', body, signal: callOptions?.signal }),
+    webhooks: async (callOptions) =>
+      (
+        await call(z.object({ webhooks: z.array(WebhookSchema) }), {
+          method: 'GET',
+          path: '/api/webhooks',
+          signal: callOptions?.signal,
+        })
+      ).webhooks,
+    deleteWebhook: (id, callOptions) =>
+      callNoContent({ method: 'DELETE', path: `/api/webhooks/${encodeURIComponent(id)}`, signal: callOptions?.signal }),
+    testWebhook: async (id, callOptions) => {
+      await call(z.object({ queued: z.literal(true) }), {
+        method: 'POST',
+        path: `/api/webhooks/${encodeURIComponent(id)}/test`,
+        signal: callOptions?.signal,
+      })
     },
     deleteAccount: (callOptions) =>
       callNoContent({ method: 'DELETE', path: '/api/account', signal: callOptions?.signal }),

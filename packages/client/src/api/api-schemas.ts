@@ -106,6 +106,33 @@ export const AnchorPageSchema = z.object({
   nextCursor: z.string().nullable(),
 })
 
+/** An event of the account (GET /api/events, and the body of a webhook delivery with its id beside it). */
+export const AccountEventSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  timestamp: z.string(),
+  data: z.record(z.string(), z.unknown()),
+})
+
+export const EventPageSchema = z.object({
+  events: z.array(AccountEventSchema),
+  /** Ask again with it as `after`, now or later, for what came since. */
+  nextCursor: z.string(),
+})
+
+export const WebhookSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()).nullable(),
+  description: z.string().nullable(),
+  status: z.enum(['enabled', 'disabled']),
+  disabledReason: z.enum(['owner', 'gone', 'failing']).nullable(),
+  createdAt: z.string(),
+})
+
+/** A webhook as registered: its secret (`whsec_…`) is in this answer only. */
+export const CreatedWebhookSchema = WebhookSchema.extend({ secret: z.string() })
+
 /** What the service attests about the account that relayed an anchor (see decideIdentity); null for none. */
 export const AttestationSchema = z
   .object({
@@ -269,6 +296,10 @@ export type PdfSignatureResult = z.infer<typeof PdfSignatureSchema>
 export type SignerCertificateResult = z.infer<typeof SignerCertificateSchema>
 export type AnchorState = z.infer<typeof AnchorStateSchema>
 export type AnchorPage = z.infer<typeof AnchorPageSchema>
+export type AccountEvent = z.infer<typeof AccountEventSchema>
+export type EventPage = z.infer<typeof EventPageSchema>
+export type WebhookEndpoint = z.infer<typeof WebhookSchema>
+export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>
 export type AccountExport = z.infer<typeof AccountExportSchema>
 export type ChainEntry = z.infer<typeof ChainEntrySchema>
 export type VerifyResult = z.infer<typeof VerifySchema>
