@@ -67,7 +67,7 @@ ALTER TABLE "webhooks" ADD CONSTRAINT "webhooks_user_id_users_id_fk" FOREIGN KEY
 CREATE INDEX "events_user_seq_idx" ON "events" USING btree ("user_id","seq");--> statement-breakpoint
 CREATE INDEX "webhook_attempts_webhook_idx" ON "webhook_attempts" USING btree ("webhook_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_deliveries_event_idx" ON "webhook_deliveries" USING btree ("webhook_id","event_seq");--> statement-breakpoint
-CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("next_attempt_at") WHERE "webhook_deliveries"."status" = 'pending';--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("webhook_id","next_attempt_at") WHERE "webhook_deliveries"."status" = 'pending';--> statement-breakpoint
 CREATE INDEX "webhooks_user_idx" ON "webhooks" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "anchors_unfinalized_idx" ON "anchors" USING btree ("block_number") WHERE "anchors"."status" = 'confirmed' AND "anchors"."finalized_at" IS NULL;--> statement-breakpoint
 -- Anchors confirmed before events existed are not announced now: the finality pass starts with the ones to come.

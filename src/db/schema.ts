@@ -469,7 +469,10 @@ export const webhookDeliveries = pgTable(
   },
   (table) => [
     uniqueIndex('webhook_deliveries_event_idx').on(table.webhookId, table.eventSeq),
-    index('webhook_deliveries_due_idx').on(table.nextAttemptAt).where(sql`${table.status} = 'pending'`),
+    // The dispatcher's work: each endpoint's pending deliveries, in the order they fall due.
+    index('webhook_deliveries_due_idx')
+      .on(table.webhookId, table.nextAttemptAt)
+      .where(sql`${table.status} = 'pending'`),
   ],
 )
 

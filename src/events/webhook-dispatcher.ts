@@ -1,6 +1,7 @@
 // Delivers the webhook deliveries that are due, from the database, so that any instance picks up what another left:
-// at most one attempt per endpoint at a time, and a few at once in all, so a slow receiver cannot hold the workers. An
-// attempt is leased (leased_until): an instance that dies mid-attempt leaves it to be tried again once the lease ends,
+// at most one attempt per endpoint at a time, and a few endpoints at once, so a slow receiver cannot hold the workers.
+// Each round takes a batch of an endpoint's due deliveries, sends them in order and records them in one transaction.
+// An attempt is leased (leased_until): an instance that dies mid-attempt leaves it to be tried again once the lease ends,
 // so an event may arrive twice but is never lost; receivers drop repeats by `webhook-id`, as Standard Webhooks asks.
 // Only a 2xx is success; 410 Gone disables the endpoint; anything else is tried again on the schedule
 // (WEBHOOK_RETRY_DELAYS_SECONDS, with jitter, later when the answer's Retry-After says so), and an endpoint that fails
@@ -14,9 +15,11 @@ import { currentSigningKey } from './signing-keys.ts'
 import { type AttemptOutcome, postDelivery } from './webhook-request.ts'
 import { webhookSignature } from './webhook-signature.ts'
 
-/** Attempts under way at once, across endpoints. */
+/** Endpoints served at once: one attempt under way per endpoint, so a slow receiver holds only its own deliveries. */
 const CONCURRENCY = 8
-/** A lease outlasts the attempt's own deadline by this much. */
+/** Deliveries of one endpoint taken in one round, sent one after another (a failure ends its round). */
+const BATCH = 16
+/** A lease outlasts its round's deadlines by this much. */
 const LEASE_MARGIN_MS = 30_000
 /** The longest a Retry-After may push the next attempt: the schedule's own longest wait. */
 const RETRY_AFTER_CAP_MS = 10 * 60 * 60 * 1000
@@ -33,6 +36,13 @@ export interface DisabledEndpoint {
   webhookId: string
   url: string
   reason: 'gone' | 'failing'
+}
+
+interface Attempted {
+  delivery: Claimed
+  outcome: AttemptOutcome
+  durationMs: number
+  delivered: boolean
 }
 
 interface Claimed {
@@ -81,51 +91,68 @@ export class WebhookDispatcher {
     await this.running?.catch(() => {})
   }
 
-  /** Attempts every delivery due now (one per endpoint); how many it attempted. */
+  /** Attempts every delivery due now, round after round; how many it attempted. */
   tick(): Promise<number> {
     this.running ??= this.dispatch().finally(() => {
       this.running = undefined
     })
     return this.running
   }
-
   private async dispatch(): Promise<number> {
-    const claimed = await this.claim()
-    if (claimed.length === 0) return 0
-    const key = await this.signingKey()
-    await Promise.all(claimed.map((delivery) => this.attempt(delivery, key)))
-    return claimed.length
+    let attempted = 0
+    // Until nothing is due: a backlog drains at the receivers' pace, not one round per interval.
+    while (!this.stopped) {
+      const claimed = await this.claim()
+      if (claimed.length === 0) break
+      const key = await this.signingKey()
+      const rounds = new Map<string, Claimed[]>()
+      for (const delivery of claimed)
+        rounds.set(delivery.webhookId, [...(rounds.get(delivery.webhookId) ?? []), delivery])
+      const counts = await Promise.all([...rounds.values()].map((round) => this.deliverRound(round, key)))
+      attempted += counts.reduce((sum, count) => sum + count, 0)
+    }
+    return attempted
   }
 
+  /**
+   * Up to CONCURRENCY endpoints (those waiting longest first) and up to BATCH due deliveries of each, leased. The row's
+   * WHERE is checked again under its lock: of two instances choosing the same delivery, one takes it.
+   */
   private async claim(): Promise<Claimed[]> {
-    const leaseMs = this.settings.timeoutMs + LEASE_MARGIN_MS
-    // The row's WHERE is checked again under its lock: of two instances choosing the same delivery, one takes it.
+    const leaseMs = BATCH * this.settings.timeoutMs + LEASE_MARGIN_MS
     const found = await rows(
       this.db,
-      sql`WITH due AS (
-            SELECT DISTINCT ON (d.webhook_id) d.id FROM webhook_deliveries d
+      sql`WITH endpoints AS (
+            SELECT d.webhook_id FROM webhook_deliveries d
             JOIN webhooks w ON w.id = d.webhook_id AND w.status = 'enabled'
             WHERE d.status = 'pending' AND d.next_attempt_at <= now()
               AND (d.leased_until IS NULL OR d.leased_until < now())
               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries x
                               WHERE x.webhook_id = d.webhook_id AND x.status = 'pending' AND x.leased_until > now())
-            ORDER BY d.webhook_id, d.next_attempt_at, d.event_seq
-            LIMIT ${CONCURRENCY}
+            GROUP BY d.webhook_id ORDER BY min(d.next_attempt_at) LIMIT ${CONCURRENCY}
+          ),
+          due AS (
+            SELECT chosen.id FROM endpoints e CROSS JOIN LATERAL (
+              SELECT d.id FROM webhook_deliveries d
+              WHERE d.webhook_id = e.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+                AND (d.leased_until IS NULL OR d.leased_until < now())
+              ORDER BY d.next_attempt_at, d.event_seq LIMIT ${BATCH}
+            ) chosen
           ),
           leased AS (
-            UPDATE webhook_deliveries d SET attempts = d.attempts + 1,
-                   leased_until = now() + ${leaseMs} * interval '1 millisecond'
+            UPDATE webhook_deliveries d SET leased_until = now() + ${leaseMs} * interval '1 millisecond'
             FROM due WHERE d.id = due.id AND d.status = 'pending' AND (d.leased_until IS NULL OR d.leased_until < now())
             RETURNING d.id, d.attempts, d.webhook_id, d.event_seq
           )
-          SELECT l.id, l.attempts, w.id AS webhook_id, w.user_id, w.url, w.secret,
+          SELECT l.id, l.attempts + 1 AS attempt, w.id AS webhook_id, w.user_id, w.url, w.secret,
                  CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret,
                  e.id AS event_id, e.type, e.created_at, e.data
-          FROM leased l JOIN webhooks w ON w.id = l.webhook_id JOIN events e ON e.seq = l.event_seq`,
+          FROM leased l JOIN webhooks w ON w.id = l.webhook_id JOIN events e ON e.seq = l.event_seq
+          ORDER BY l.event_seq`,
     )
     return found.map((r) => ({
       deliveryId: String(r.id),
-      attempt: Number(r.attempts),
+      attempt: Number(r.attempt),
       webhookId: String(r.webhook_id),
       userId: String(r.user_id),
       url: String(r.url),
@@ -144,7 +171,20 @@ export class WebhookDispatcher {
     return key
   }
 
-  private async attempt(delivery: Claimed, signingKey: KeyObject): Promise<void> {
+  /** One endpoint's round: its deliveries in order until one fails; how many were attempted. */
+  private async deliverRound(round: Claimed[], signingKey: KeyObject): Promise<number> {
+    const results: Attempted[] = []
+    for (const delivery of round) {
+      if (this.stopped) break
+      const result = await this.attempt(delivery, signingKey)
+      results.push(result)
+      if (!result.delivered) break
+    }
+    await this.record(round, results)
+    return results.length
+  }
+
+  private async attempt(delivery: Claimed, signingKey: KeyObject): Promise<Attempted> {
     const body = JSON.stringify({
       type: delivery.type,
       timestamp: delivery.timestamp.toISOString(),
@@ -163,52 +203,76 @@ export class WebhookDispatcher {
     const started = performance.now()
     const outcome = await postDelivery(delivery.url, headers, body, this.settings)
     const durationMs = Math.round(performance.now() - started)
-    await this.record(delivery, outcome, durationMs)
+    const delivered = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300
+    return { delivery, outcome, durationMs, delivered }
   }
 
-  private async record(delivery: Claimed, outcome: AttemptOutcome, durationMs: number): Promise<void> {
-    const status = outcome.kind === 'answered' ? String(outcome.status) : outcome.kind
-    const delivered = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300
-    const gone = outcome.kind === 'answered' && outcome.status === 410
-    const exhausted = delivery.attempt > this.settings.retryDelaysMs.length
-    const nextInMs = delivered || gone || exhausted ? 0 : this.delayAfter(delivery.attempt, outcome)
-    const disabled = await this.db.transaction(async (tx) => {
-      await tx.execute(
-        sql`INSERT INTO webhook_attempts (webhook_id, event_id, event_type, attempt, status, duration_ms, response)
-            VALUES (${delivery.webhookId}, ${delivery.eventId}, ${delivery.type}, ${delivery.attempt}, ${status},
-                    ${durationMs}, ${outcome.response})`,
+  /**
+   * A round's attempts in one transaction: every attempt logged, the delivered ones done, the failed one (the last, if
+   * any) scheduled again or given up, the ones not reached released for the next round; the endpoint disabled when it
+   * answered 410 or has failed for too long.
+   */
+  private async record(round: Claimed[], results: Attempted[]): Promise<void> {
+    const { webhookId, userId, url } = round[0]!
+    const idList = (ids: string[]) =>
+      sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
       )
+    const delivered = results.filter((result) => result.delivered).map((result) => result.delivery.deliveryId)
+    const failed = results.find((result) => !result.delivered)
+    const unreached = round.slice(results.length).map((delivery) => delivery.deliveryId)
+    const disabled = await this.db.transaction(async (tx) => {
+      if (results.length > 0) {
+        const values = results.map(
+          ({ delivery, outcome, durationMs }) =>
+            sql`(${webhookId}, ${delivery.eventId}, ${delivery.type}, ${delivery.attempt},
+                 ${outcome.kind === 'answered' ? String(outcome.status) : outcome.kind}, ${durationMs}, ${outcome.response})`,
+        )
+        await tx.execute(
+          sql`INSERT INTO webhook_attempts (webhook_id, event_id, event_type, attempt, status, duration_ms, response)
+              VALUES ${sql.join(values, sql`, `)}`,
+        )
+      }
+      if (delivered.length > 0) {
+        await tx.execute(
+          sql`UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, leased_until = NULL
+              WHERE id IN (${idList(delivered)})`,
+        )
+        await tx.execute(
+          sql`UPDATE webhooks SET failing_since = NULL WHERE id = ${webhookId} AND failing_since IS NOT NULL`,
+        )
+      }
+      if (unreached.length > 0) {
+        await tx.execute(sql`UPDATE webhook_deliveries SET leased_until = NULL WHERE id IN (${idList(unreached)})`)
+      }
+      if (!failed) return undefined
+      const { outcome, delivery } = failed
+      const gone = outcome.kind === 'answered' && outcome.status === 410
+      const exhausted = delivery.attempt > this.settings.retryDelaysMs.length
+      const nextInMs = gone || exhausted ? 0 : this.delayAfter(delivery.attempt, outcome)
       await tx.execute(
         sql`UPDATE webhook_deliveries
-            SET status = ${delivered ? 'delivered' : gone || exhausted ? 'failed' : 'pending'}, leased_until = NULL,
+            SET status = ${gone || exhausted ? 'failed' : 'pending'}, attempts = attempts + 1, leased_until = NULL,
                 next_attempt_at = now() + ${nextInMs} * interval '1 millisecond'
             WHERE id = ${delivery.deliveryId}`,
       )
-      if (delivered) {
-        await tx.execute(sql`UPDATE webhooks SET failing_since = NULL WHERE id = ${delivery.webhookId}`)
-        return undefined
-      }
       const [hook] = await rows(
         tx,
-        sql`UPDATE webhooks SET failing_since = COALESCE(failing_since, now()) WHERE id = ${delivery.webhookId}
+        sql`UPDATE webhooks SET failing_since = COALESCE(failing_since, now()) WHERE id = ${webhookId}
             RETURNING status, failing_since < now() - ${this.settings.disableAfterMs} * interval '1 millisecond' AS stale`,
       )
       const reason = gone ? 'gone' : hook?.stale === true ? 'failing' : undefined
       if (!reason || hook?.status !== 'enabled') return undefined
       await tx.execute(
         sql`UPDATE webhooks SET status = 'disabled', disabled_reason = ${reason}, updated_at = now()
-            WHERE id = ${delivery.webhookId}`,
+            WHERE id = ${webhookId}`,
       )
       return reason
     })
     if (disabled) {
-      this.log.warn({ webhookId: delivery.webhookId, reason: disabled }, 'webhook endpoint disabled')
-      await this.onDisabled({
-        userId: delivery.userId,
-        webhookId: delivery.webhookId,
-        url: delivery.url,
-        reason: disabled,
-      })
+      this.log.warn({ webhookId, reason: disabled }, 'webhook endpoint disabled')
+      await this.onDisabled({ userId, webhookId, url, reason: disabled })
     }
   }
 

@@ -60,8 +60,12 @@ describe('GET /api/account/export', () => {
     })
     expect(body.operatorActions).toEqual([])
     // Its three confirmations, as GET /api/events tells them; none of the other user's.
-    const feed = await t.app.inject({ method: 'GET', url: '/api/events', headers: user.headers })
-    expect(body.events).toEqual(feed.json().events)
+    // The feed serves an event once the writers that began before it have ended (on a shared PostgreSQL, others' too).
+    await expect
+      .poll(async () => (await t.app.inject({ url: '/api/events', headers: user.headers })).json().events, {
+        timeout: 15_000,
+      })
+      .toEqual(body.events)
     expect(body.events.map((event: { type: string }) => event.type)).toEqual(Array(3).fill('anchor.confirmed'))
     expect(body.sessions).toEqual([
       expect.objectContaining({ id: user.sessionId, revokedAt: null, expiresAt: expect.stringMatching(/Z$/) }),

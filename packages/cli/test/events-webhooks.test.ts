@@ -23,6 +23,11 @@ beforeAll(async () => {
   url = await t.app.listen({ port: 0, host: '127.0.0.1' })
   user = await signInTestUser(t)
   for (let i = 0; i < 2; i++) made.push(await relayMined(t.app, user.headers, newBody()))
+  // The feed serves an event once the writers that began before it have ended (on a shared PostgreSQL, others' too).
+  const served = async () => (await t.app.inject({ url: '/api/events', headers: user.headers })).json().events.length
+  for (let waited = 0; (await served()) < made.length && waited < 15_000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }, 120_000)
 afterAll(async () => t?.close())
 
