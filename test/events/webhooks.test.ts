@@ -235,6 +235,12 @@ describe('webhooks', () => {
     for (const key of [first.secret, secret]) {
       expect(new Webhook(key).verify(delivery!.body, headers)).toMatchObject({ type: 'webhook.test' })
     }
+    // The feed shows it too, naming the webhook.
+    await expect
+      .poll(async () => (await t.app.inject({ url: '/api/events', headers: user.headers })).json().events, {
+        timeout: 15_000,
+      })
+      .toContainEqual(expect.objectContaining({ type: 'webhook.test', data: { webhookId: first.id } }))
   })
 })
 

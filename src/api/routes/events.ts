@@ -49,11 +49,14 @@ export const AnchorEventDataSchema = z.object({
     .describe('anchor.countersigned: the anchor that signed after the account’s own, which the other fields name'),
 })
 
+/** webhook.test: the webhook it was sent to. */
+const TestEventDataSchema = z.object({ webhookId: z.string() })
+
 export const EventSchema = z.object({
   id: z.string().describe('evt_ and 32 hex digits; the webhook-id of its deliveries'),
   type: z.enum(EVENT_TYPES),
   timestamp: z.string().describe('ISO 8601: when the change was recorded'),
-  data: AnchorEventDataSchema,
+  data: z.union([AnchorEventDataSchema, TestEventDataSchema]),
 })
 
 const PageSchema = z.object({
@@ -92,7 +95,7 @@ export async function eventRoutes(app: AppInstance): Promise<void> {
         events: page.events.map((event) => ({
           ...event,
           timestamp: event.timestamp.toISOString(),
-          data: event.data as z.infer<typeof AnchorEventDataSchema>,
+          data: event.data as z.infer<typeof EventSchema>['data'],
         })),
         nextCursor: page.next,
       }
