@@ -1,18 +1,16 @@
 // An event outlives the process that recorded it: the service is killed (SIGKILL) after an anchor is confirmed and
 // before its webhook delivery is attempted, and the restarted service delivers it, once, under the same id.
 
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { anvilPrivateKey } from '../../src/chain/anvil-accounts.ts'
-import { type DatabaseHandle, openDatabase, pgliteDirectory } from '../../src/db/database.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/db/database.ts'
 import { newBody } from '../relay/relay-helpers.ts'
-import { createUserToken, httpRelay, type ServerProcess, spawnServer } from '../relay/relay-process.ts'
+import { createServerUser, httpRelay, type ServerProcess, serverEnv, spawnServer } from '../relay/relay-process.ts'
 
 describe('a webhook delivery across a crash (SIGKILL)', () => {
   let chain: TestChain
@@ -42,23 +40,8 @@ describe('a webhook delivery across a crash (SIGKILL)', () => {
   })
 
   it('is delivered once by the restarted service, under the event’s id', async () => {
-    let handle: DatabaseHandle
-    if (database) handle = database.handle
-    else {
-      const template = new Blob([await readFile(inject('pgliteTemplatePath'))])
-      handle = await openDatabase({ pgliteDir: pgliteDirectory(dataDir), pgliteTemplate: template })
-    }
-    const user = await createUserToken(handle.db)
-    if (!database) await handle.close()
-    const env = {
-      RPC_URL: chain.rpcUrl,
-      CONTRACT_ADDRESS: chain.contract,
-      RELAYER_PRIVATE_KEY: anvilPrivateKey(0),
-      DATA_DIR: dataDir,
-      ...(database?.url && { DATABASE_URL: database.url }),
-      RELAY_WAIT_MS: '5000',
-      CHAIN_POLLING_INTERVAL_MS: '20',
-    }
+    const user = await createServerUser(dataDir, database)
+    const env = { ...serverEnv(chain, dataDir, database), RELAY_WAIT_MS: '5000' }
     // The first process never gets to deliver: its dispatcher's first look is ten minutes away.
     server = await spawnServer({ ...env, WEBHOOK_DISPATCH_INTERVAL_MS: '600000' })
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`

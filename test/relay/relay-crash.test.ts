@@ -1,14 +1,12 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Hex } from 'viem'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { anvilPrivateKey } from '../../src/chain/anvil-accounts.ts'
-import { type DatabaseHandle, openDatabase, pgliteDirectory } from '../../src/db/database.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestChain, type TestChain } from '../helpers/chain/anvil.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/db/database.ts'
 import { newBody, rpc } from './relay-helpers.ts'
-import { createUserToken, httpRelay, type ServerProcess, spawnServer } from './relay-process.ts'
+import { createServerUser, httpRelay, type ServerProcess, serverEnv, spawnServer } from './relay-process.ts'
 
 describe('relay across a crash (SIGKILL)', () => {
   let chain: TestChain
@@ -30,27 +28,13 @@ describe('relay across a crash (SIGKILL)', () => {
   })
 
   it('ends the anchor confirmed after a restart, and the client retry gets the same txHash', async () => {
-    let handle: DatabaseHandle
-    if (database) handle = database.handle
-    else {
-      // From the run's migrated template: a fresh initdb costs seconds, and each server start then only reopens it.
-      const template = new Blob([await readFile(inject('pgliteTemplatePath'))])
-      handle = await openDatabase({ pgliteDir: pgliteDirectory(dataDir), pgliteTemplate: template })
-    }
-    const user = await createUserToken(handle.db)
-    if (!database) await handle.close()
-
+    const user = await createServerUser(dataDir, database)
     const env = {
-      RPC_URL: chain.rpcUrl,
-      CONTRACT_ADDRESS: chain.contract,
-      RELAYER_PRIVATE_KEY: anvilPrivateKey(0),
-      DATA_DIR: dataDir,
-      ...(database?.url && { DATABASE_URL: database.url }),
+      ...serverEnv(chain, dataDir, database),
       RELAY_WAIT_MS: '300',
       RELAY_MONITOR_INTERVAL_MS: '100',
       // No fee bump in this test: the hash the client saw must be the one that is mined.
       RELAY_STUCK_AFTER_MS: '600000',
-      CHAIN_POLLING_INTERVAL_MS: '20',
     }
     // Nothing is mined while the first process lives: the receipt cannot arrive before the kill.
     await rpc(chain.rpcUrl, 'evm_setAutomine', [false])
