@@ -99,11 +99,14 @@ it is renewed. Nothing it adds changes what a reader shows, so every signature s
     summary: 'the endpoints the service sends your events to',
     usage: `anchor webhooks add <url> [--events <type,...>] [--description <text>] [--json]
        anchor webhooks list [--json]
-       anchor webhooks remove <id>
-       anchor webhooks test <id>
+       anchor webhooks remove | test | rotate | attempts [--json] <id>
+       anchor webhooks replay <id> (--event <evt_…> | --since <ISO time>)
 
-  add     registers an endpoint (every event type unless --events names some) and prints its secret, once
-  test    sends it a webhook.test event`,
+  add       registers an endpoint (every event type unless --events names some) and prints its secret, once
+  test      sends it a webhook.test event
+  rotate    prints a new secret, once; the previous one signs beside it for 24 hours
+  attempts  its delivery attempts, newest first: the answer's status, or timeout, refused, error
+  replay    delivers again what failed: one event, or every event since a time`,
     load: async () => (await import('./commands/webhooks.ts')).runWebhooks,
   },
   verify: {

@@ -19,6 +19,7 @@ import {
   type SignerCertificateResult,
   type SignInResult,
   serviceLongTermValidation,
+  type WebhookAttemptPage,
   type WebhookEndpoint,
 } from '@docanchor/client'
 import { CliError, EXIT } from './cli-errors.ts'
@@ -106,6 +107,18 @@ export class ServiceClient {
 
   deleteWebhook(id: string): Promise<void> {
     return this.explain(() => this.api.deleteWebhook(id), true)
+  }
+
+  rotateWebhookSecret(id: string): Promise<string> {
+    return this.explain(() => this.api.rotateWebhookSecret(id), true)
+  }
+
+  webhookAttempts(id: string): Promise<WebhookAttemptPage> {
+    return this.explain(() => this.api.webhookAttempts(id), true)
+  }
+
+  replayWebhook(id: string, which: { eventId: string } | { since: string }): Promise<number> {
+    return this.explain(() => this.api.replayWebhook(id, which), true)
   }
 
   testWebhook(id: string): Promise<void> {

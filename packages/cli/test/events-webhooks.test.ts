@@ -2,6 +2,8 @@
 // an earlier run printed; endpoints added (the secret shown once), listed, tested and removed; and `--follow` in a
 // pseudo-terminal, printing an event that comes while it waits, ended by Ctrl-C.
 import { spawn } from 'node:child_process'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../../../test/helpers/app.ts'
@@ -19,7 +21,9 @@ const anchor = (argv: string[]) =>
   runAnchor(argv, { ANCHOR_URL: url, ANCHOR_TOKEN: user.token, XDG_CONFIG_HOME: '/nonexistent' })
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { RELAY_MONITOR_INTERVAL_MS: '0', WEBHOOK_DISPATCH_INTERVAL_MS: '0' } })
+  t = await createTestApp({
+    env: { RELAY_MONITOR_INTERVAL_MS: '0', WEBHOOK_DISPATCH_INTERVAL_MS: '0', WEBHOOK_RETRY_DELAYS_SECONDS: '0' },
+  })
   url = await t.app.listen({ port: 0, host: '127.0.0.1' })
   user = await signInTestUser(t)
   for (let i = 0; i < 2; i++) made.push(await relayMined(t.app, user.headers, newBody()))
@@ -122,5 +126,32 @@ describe('anchor webhooks', () => {
     const usage = await anchor(['webhooks', 'remove'])
     expect(usage.code).toBe(2)
     expect(usage.stderr).toContain('anchor webhooks remove needs its id')
+  })
+
+  it('rotates a secret, lists the attempts and replays what failed', async () => {
+    const failing = createServer((request, response) => request.resume().on('end', () => response.writeHead(503).end()))
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve))
+    try {
+      const hook = `http://127.0.0.1:${(failing.address() as AddressInfo).port}/hook`
+      const id = JSON.parse((await anchor(['webhooks', 'add', hook, '--json'])).stdout).id as string
+      const rotated = await anchor(['webhooks', 'rotate', id])
+      expect(rotated.stdout).toMatch(/new secret, shown this once: whsec_\S+/)
+      await anchor(['webhooks', 'test', id])
+      // One retry at once (WEBHOOK_RETRY_DELAYS_SECONDS=0), then the delivery fails for good.
+      expect(await t.app.webhookDispatcher.tick()).toBe(2)
+      const attempts = await anchor(['webhooks', 'attempts', id])
+      const lines = attempts.stdout.trimEnd().split('\n')
+      expect(lines.map((line) => /UTC {2}(\S+) +#(\d) {2}(\S+)/.exec(line)?.slice(1))).toEqual([
+        ['503', '2', 'webhook.test'],
+        ['503', '1', 'webhook.test'],
+      ])
+      const replayed = await anchor(['webhooks', 'replay', id, '--since', new Date(Date.now() - 60_000).toISOString()])
+      expect(replayed.stdout).toBe(`1 failed deliveries queued again for ${id}.\n`)
+      expect(await t.app.webhookDispatcher.tick()).toBe(2)
+      const usage = await anchor(['webhooks', 'replay', id])
+      expect(usage.stderr).toContain('--event <evt_…> or --since <ISO time>')
+    } finally {
+      failing.close()
+    }
   })
 })

@@ -39,6 +39,7 @@ export type {
   SignInResult,
   User,
   VerifyResult,
+  WebhookAttemptPage,
   WebhookEndpoint,
 } from './api/api-schemas.ts'
 export { type CertifiedSigner, certifiedSigner } from './api/certified-signer.ts'

@@ -46,6 +46,8 @@ import {
   type VerifyCodeBody,
   type VerifyResult,
   VerifySchema,
+  type WebhookAttemptPage,
+  WebhookAttemptPageSchema,
   type WebhookEndpoint,
   WebhookSchema,
 } from './api-schemas.ts'
@@ -133,6 +135,12 @@ export interface AnchorClient {
   deleteWebhook(id: string, options?: CallOptions): Promise<void>
   /** Delivers a `webhook.test` event to the endpoint. */
   testWebhook(id: string, options?: CallOptions): Promise<void>
+  /** A new secret for the endpoint; the previous one keeps signing for 24 hours. */
+  rotateWebhookSecret(id: string, options?: CallOptions): Promise<string>
+  /** The endpoint's delivery attempts, newest first, a page at a time. */
+  webhookAttempts(id: string, page?: { cursor?: string }, options?: CallOptions): Promise<WebhookAttemptPage>
+  /** Delivers again the failed deliveries of one event, or of every event since a time; how many were queued. */
+  replayWebhook(id: string, which: { eventId: string } | { since: string }, options?: CallOptions): Promise<number>
   /** Everything the service holds about the user, as one document (rate-limited: a few an hour). */
   exportAccount(options?: CallOptions): Promise<AccountExport>
   /**
@@ -357,6 +365,29 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
       ).webhooks,
     deleteWebhook: (id, callOptions) =>
       callNoContent({ method: 'DELETE', path: `/api/webhooks/${encodeURIComponent(id)}`, signal: callOptions?.signal }),
+    rotateWebhookSecret: async (id, callOptions) =>
+      (
+        await call(z.object({ secret: z.string() }), {
+          method: 'POST',
+          path: `/api/webhooks/${encodeURIComponent(id)}/rotate-secret`,
+          signal: callOptions?.signal,
+        })
+      ).secret,
+    webhookAttempts: (id, page = {}, callOptions) =>
+      call(WebhookAttemptPageSchema, {
+        method: 'GET',
+        path: `/api/webhooks/${encodeURIComponent(id)}/attempts${page.cursor ? `?cursor=${encodeURIComponent(page.cursor)}` : ''}`,
+        signal: callOptions?.signal,
+      }),
+    replayWebhook: async (id, which, callOptions) =>
+      (
+        await call(z.object({ queued: z.number() }), {
+          method: 'POST',
+          path: `/api/webhooks/${encodeURIComponent(id)}/replay`,
+          body: which,
+          signal: callOptions?.signal,
+        })
+      ).queued,
     testWebhook: async (id, callOptions) => {
       await call(z.object({ queued: z.literal(true) }), {
         method: 'POST',

@@ -130,6 +130,23 @@ export const WebhookSchema = z.object({
   createdAt: z.string(),
 })
 
+export const WebhookAttemptPageSchema = z.object({
+  attempts: z.array(
+    z.object({
+      eventId: z.string(),
+      type: z.string(),
+      attempt: z.number().int(),
+      at: z.string(),
+      /** The HTTP status, or `timeout`, `refused` (an address the service may not call) or `error`. */
+      status: z.string(),
+      durationMs: z.number().int(),
+      /** The first KiB of the answer. */
+      response: z.string(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+})
+
 /** A webhook as registered: its secret (`whsec_…`) is in this answer only. */
 export const CreatedWebhookSchema = WebhookSchema.extend({ secret: z.string() })
 
@@ -300,6 +317,7 @@ export type AccountEvent = z.infer<typeof AccountEventSchema>
 export type EventPage = z.infer<typeof EventPageSchema>
 export type WebhookEndpoint = z.infer<typeof WebhookSchema>
 export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>
+export type WebhookAttemptPage = z.infer<typeof WebhookAttemptPageSchema>
 export type AccountExport = z.infer<typeof AccountExportSchema>
 export type ChainEntry = z.infer<typeof ChainEntrySchema>
 export type VerifyResult = z.infer<typeof VerifySchema>
