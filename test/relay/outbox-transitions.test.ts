@@ -266,6 +266,48 @@ describe('the outbox transitions, each by its writer from every status', () => {
     expect(shape(RELAY_TRANSACTION_TRANSITIONS)).toEqual(transactionTransitions)
   })
 
+  describe('the events a marked transition records for the anchor’s owner, in its writer’s transaction', () => {
+    async function ownedAnchor(status: AnchorStatus, options: { nonce?: number } = {}) {
+      const id = await insertAnchor(status, options)
+      const [owner] = await query<{ id: string }>(
+        db,
+        sql`INSERT INTO users (email) VALUES (${`owner-${randomHash()}@example.com`}) RETURNING id`,
+      )
+      await db.execute(sql`UPDATE anchors SET user_id = ${owner!.id} WHERE id = ${id}`)
+      return id
+    }
+    const eventsOf = async (id: string) =>
+      (
+        await query<{ type: string }>(
+          db,
+          sql`SELECT e.type FROM events e JOIN anchors a ON a.id = ${id}
+              WHERE e.user_id = a.user_id AND e.data->>'compositeHash' = a.composite_hash ORDER BY e.seq`,
+        )
+      ).map((row) => row.type)
+
+    it('adoptedFinal: anchor.confirmed', async () => {
+      const id = await ownedAnchor('pending', { nonce: NONCE + 1 })
+      await recordChainAnchor(db, slot, mined(await compositeHashOf(id), true), noFiller, CONTRACT)
+      expect(await eventsOf(id)).toEqual(['anchor.confirmed'])
+    })
+
+    it('displaced from confirmed: anchor.reorged', async () => {
+      const confirmed = await ownedAnchor('confirmed')
+      await recordChainAnchor(db, slot, mined(randomHash(), true), noFiller, CONTRACT)
+      expect(await eventsOf(confirmed)).toEqual(['anchor.reorged'])
+    })
+
+    it('mined: anchor.confirmed once per block; reorged: anchor.reorged', async () => {
+      const id = await ownedAnchor('pending')
+      const txHash = await insertTransaction(id, 'broadcast')
+      const mined = { anchorId: id, txHash, blockNumber: 9, blockHash: BLOCK_HASH, logIndex: 0, confirmed: true }
+      await markMined(db, [mined], CONTRACT)
+      await markMined(db, [mined], CONTRACT)
+      await reopenMined(db, txHash, CONTRACT)
+      expect(await eventsOf(id)).toEqual(['anchor.confirmed', 'anchor.reorged'])
+    })
+  })
+
   it('names the events of an anchor on the transitions that cause them', () => {
     const events = [...Object.entries(ANCHOR_TRANSITIONS), ...Object.entries(RELAY_TRANSACTION_TRANSITIONS)]
       .filter(([, transition]) => 'event' in transition)
