@@ -27,7 +27,6 @@ const RETRY_AFTER_CAP_MS = 10 * 60 * 60 * 1000
 const KEY_TTL_MS = 5 * 60 * 1000
 
 export interface DispatcherLogger {
-  info(object: object, message: string): void
   warn(object: object, message: string): void
 }
 

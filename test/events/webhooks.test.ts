@@ -98,8 +98,12 @@ describe('webhooks', () => {
     expect(webhook).toMatchObject({ url, events: ['anchor.confirmed'], status: 'enabled', disabledReason: null })
     expect(webhook.secret).toMatch(/^whsec_/)
     const listed = await t.app.inject({ url: '/api/webhooks', headers: user.headers })
-    expect(listed.json().webhooks).toEqual([{ ...webhook, secret: undefined }].map(({ secret: _, ...rest }) => rest))
+    const { secret: _secret, ...withoutSecret } = webhook
+    expect(listed.json().webhooks).toEqual([withoutSecret])
     expect(listed.body).not.toContain(webhook.secret)
+    // Published before the first delivery, so that a receiver that fetched them first can verify it.
+    const keys = (await t.app.inject({ url: '/.well-known/webhook-keys' })).json().keys
+    expect(keys).toEqual([expect.objectContaining({ alg: 'Ed25519', publicKey: expect.stringMatching(/^whpk_/) })])
     const other = await signInTestUser(t)
     expect((await t.app.inject({ url: `/api/webhooks/${webhook.id}`, headers: other.headers })).statusCode).toBe(404)
   })

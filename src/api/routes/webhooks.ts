@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { EVENT_TYPES } from '../../db/schema.ts'
 import { WebhookUrlRefusedError } from '../../events/errors.ts'
-import { publishedKeys } from '../../events/signing-keys.ts'
+import { currentSigningKey, publishedKeys } from '../../events/signing-keys.ts'
 import { urlRefusal } from '../../events/webhook-request.ts'
 import {
   ATTEMPT_PAGE_MAX,
@@ -58,10 +58,18 @@ function shown(webhook: Webhook) {
 }
 
 export async function webhookKeyRoutes(app: AppInstance): Promise<void> {
-  const { database } = app.deps
+  const { config, database } = app.deps
+  // Public, and a database read: limited per address like a verification.
+  const limitPerIp = app.limiter({
+    name: 'webhook-keys',
+    max: config.limits.verifyPerIpPerMinute,
+    timeWindowMs: MINUTE_MS,
+    what: 'webhook key requests',
+  })
   app.get(
     '/.well-known/webhook-keys',
     {
+      preHandler: (request) => limitPerIp(request),
       schema: {
         tags: ['events'],
         summary: 'The public keys the v1a signatures of deliveries verify under',
@@ -82,6 +90,8 @@ export async function webhookKeyRoutes(app: AppInstance): Promise<void> {
     },
     async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300')
+      // Made now if no delivery has made it yet: an empty list, cached for 5 minutes, would fail every v1a meanwhile.
+      await currentSigningKey(database.db)
       const keys = await publishedKeys(database.db)
       return {
         keys: keys.map((key) => ({

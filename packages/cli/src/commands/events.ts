@@ -21,7 +21,10 @@ export const runEvents: CliRun = async (argv, context) => {
     service: { type: 'string' },
   })
   if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`)
-  if (values.after !== undefined && !/^\d{1,18}$/.test(values.after)) throw usageError('--after takes a cursor')
+  // The service's own cursors: a position, no leading zero.
+  if (values.after !== undefined && !/^(0|[1-9]\d{0,17})$/.test(values.after)) {
+    throw usageError('--after takes a cursor')
+  }
   const service = await loginServiceUrl(context, values.service)
   const login = await activeLogin(context.config, service)
   const client = new ServiceClient(service, login.token, { fetch: context.fetch })
