@@ -26,7 +26,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib'
 import pino from 'pino'
 import type { Browser, Page, Worker } from 'playwright-core'
 import type { Hash } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ATTACKS, attackableOriginal } from '../../packages/client/test/pdf/attacks.ts'
 import { HOSTILE_FILES } from '../../packages/client/test/pdf/hostile-files.ts'
 import { signedByPoppler, signedBySignpdf } from '../../packages/client/test/pdf/other-signers.ts'
@@ -99,16 +99,32 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
   let browser: Browser
   let staticHost: StaticServer
   let scratch: string
+  // Pages a hook opened live until the end; a test's own close after it, so Chromium does not carry dozens of
+  // renderers (one per context) through the file on a busy machine.
   const opened: OpenedPage[] = []
+  let openedByTest: OpenedPage[] | undefined
   let ada: Signature
   let grace: Signature
   let zoe: Signature
 
-  async function open(url: string, options: Parameters<typeof openPage>[2] = {}): Promise<Page> {
+  async function openTracked(url: string, options: Parameters<typeof openPage>[2] = {}): Promise<OpenedPage> {
     const result = await openPage(browser, url, options)
-    opened.push(result)
-    return result.page
+    ;(openedByTest ?? opened).push(result)
+    return result
   }
+
+  async function open(url: string, options: Parameters<typeof openPage>[2] = {}): Promise<Page> {
+    return (await openTracked(url, options)).page
+  }
+
+  beforeEach(() => {
+    openedByTest = []
+  })
+
+  afterEach(async () => {
+    for (const result of openedByTest ?? []) await result.close()
+    openedByTest = undefined
+  })
 
   /** The whole page, or only the element matching `selector`. */
   async function screenshot(page: Page, name: string, selector?: string): Promise<void> {
@@ -308,8 +324,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
     })
 
     it('never sends the key anywhere, nor a referrer, and loads nothing from another origin', async () => {
-      const result = await openPage(browser, grace.qrUrl(base))
-      opened.push(result)
+      const result = await openTracked(grace.qrUrl(base))
       const key = Buffer.from(grace.key).toString('base64url')
       const urls = result.requests.map((request) => request.url())
       expect(urls).toContain(`${base}/api/verify/${grace.txHash}`)
@@ -707,8 +722,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
       const out = join(scratch, 'static')
       await buildStaticPage({ outDir: out, apiBase: base })
       staticHost.setRoot(out)
-      const result = await openPage(browser, grace.qrUrl(staticHost.url))
-      opened.push(result)
+      const result = await openTracked(grace.qrUrl(staticHost.url))
       expect(await result.page.locator('#verdict').getAttribute('data-state')).toBe('verified')
       expect(await fact(result.page, 'Name')).toBe('Grace Hopper')
       expect(result.requests.map((request) => request.url())).toContain(`${base}/api/verify/${grace.txHash}`)
@@ -765,8 +779,7 @@ describe('the verification page (GET /v/:id) in Chromium', () => {
     })
 
     it('reports every signature as matching the document bytes and nothing added, without uploading the file', async () => {
-      const result = await openPage(browser, signed.qrUrl)
-      opened.push(result)
+      const result = await openTracked(signed.qrUrl)
       const { page } = result
       expect(await page.locator('#verdict').getAttribute('data-state')).toBe('verified')
       const before = result.requests.length

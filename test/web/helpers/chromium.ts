@@ -35,6 +35,8 @@ export async function openPage(
     viewport: { width: 390, height: 844 },
     ...contextOptions,
   })
+  // Under the test's own timeout, so a step that never ends fails naming what it waited for.
+  context.setDefaultTimeout(20_000)
   const page = await context.newPage()
   const requests: Request[] = []
   const errors: string[] = []
