@@ -2,15 +2,71 @@
 // signed so that the standardwebhooks package (v1) and the client's verifyWebhook under the published keys (v1a) both
 // accept it; and what the schedule says for a receiver that fails, is slow, is gone, asks to wait, or redirects; and
 // the addresses the service refuses to call. The dispatcher is driven by hand (WEBHOOK_DISPATCH_INTERVAL_MS=0).
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { verifyWebhook } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
+import ipaddr from 'ipaddr.js'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { addressAllowed, postDelivery } from '../../src/events/webhook-request.ts'
+import { type AttemptOutcome, addressAllowed, postDelivery } from '../../src/events/webhook-request.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { newBody, query, relayMined } from '../relay/relay-helpers.ts'
+
+const execFileAsync = promisify(execFile)
+const WEBHOOK_REQUEST = fileURLToPath(new URL('../../src/events/webhook-request.ts', import.meta.url))
+
+/**
+ * What postDelivery makes of each of `names`, called in a child process whose /etc/hosts holds only `hosts` (a
+ * private mount namespace: the machine's own file is untouched).
+ */
+async function postFromOwnHosts(
+  hosts: string[],
+  names: string[],
+  policy: Parameters<typeof postDelivery>[3],
+): Promise<Record<string, AttemptOutcome>> {
+  const directory = await mkdtemp(join(tmpdir(), 'webhook-hosts-'))
+  try {
+    const hostsFile = join(directory, 'hosts')
+    await writeFile(hostsFile, `${hosts.join('\n')}\n`)
+    const script = `
+      const { postDelivery } = await import(${JSON.stringify(WEBHOOK_REQUEST)})
+      const ipaddr = (await import('ipaddr.js')).default
+      const policy = JSON.parse(process.env.POLICY)
+      policy.allowedNetworks = policy.allowedNetworks.map((cidr) => ipaddr.parseCIDR(cidr))
+      const outcomes = {}
+      for (const name of JSON.parse(process.env.NAMES)) {
+        outcomes[name] = await postDelivery('http://' + name + ':9/hook', {}, '{}', policy)
+      }
+      process.stdout.write(JSON.stringify(outcomes))`
+    const { stdout } = await execFileAsync(
+      'unshare',
+      [
+        ...['--mount', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" /etc/hosts && exec "$@"', hostsFile],
+        ...[process.execPath, '--import', 'tsx', '--input-type=module', '-e', script],
+      ],
+      {
+        env: {
+          ...process.env,
+          NAMES: JSON.stringify(names),
+          POLICY: JSON.stringify({
+            ...policy,
+            allowedNetworks: policy.allowedNetworks.map(([network, bits]) => `${network.toString()}/${bits}`),
+          }),
+        },
+      },
+    )
+    return JSON.parse(stdout) as Record<string, AttemptOutcome>
+  } finally {
+    await rm(directory, { recursive: true, force: true })
+  }
+}
 
 interface Received {
   headers: IncomingHttpHeaders
@@ -276,5 +332,31 @@ describe('outgoing requests', () => {
   it('check a name after it resolves: one that resolves to loopback is refused when connecting', async () => {
     const outcome = await postDelivery('http://localhost:9/hook', {}, '{}', policy)
     expect(outcome).toMatchObject({ kind: 'refused' })
+  })
+
+  it('refuse a name that resolves to a private address, alone, beside a public one or IPv4-mapped', async () => {
+    // Real name resolution (getaddrinfo) in a process that sees its own /etc/hosts: no DNS server is reachable here.
+    const hosts = [
+      '10.0.0.5 internal.test',
+      '93.184.216.34 mixed.test',
+      '10.0.0.6 mixed.test',
+      '::ffff:10.0.0.7 mapped.test',
+    ]
+    const names = ['internal.test', 'mixed.test', 'mapped.test']
+    const refused = await postFromOwnHosts(hosts, names, policy)
+    for (const name of names) {
+      expect({ name, ...refused[name] }).toEqual({
+        name,
+        kind: 'refused',
+        response: `${name} resolves to an address the service may not call`,
+      })
+    }
+    // The operator's list lets one through: the attempt is made (and fails, as 10.0.0.5 is nobody here).
+    const listed = await postFromOwnHosts(hosts, ['internal.test'], {
+      ...policy,
+      allowedNetworks: [ipaddr.parseCIDR('10.0.0.0/8')],
+      timeoutMs: 300,
+    })
+    expect(listed['internal.test']?.kind).not.toBe('refused')
   })
 })
