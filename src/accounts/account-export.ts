@@ -27,6 +27,8 @@ export interface AccountExport {
     /** An operator's monthly limit for this account alone; null: the plan's. */
     monthlyLimit: number | null
     blockedAt: string | null
+    /** The e-mails the account asked for (PUT /api/account/notifications). */
+    notifications: { countersigned: boolean }
     createdAt: string
     usage: { period: string; used: number; limit: number }
     /** Anchors counted in each month, the current one included. */
@@ -81,8 +83,8 @@ export async function exportAccount(
   return db.transaction(async (tx) => {
     const [user] = await rows(
       tx,
-      sql`SELECT id, email, name, auth_provider, provider_id, plan, monthly_limit, ${iso('blocked_at')} AS blocked_at,
-          ${iso('created_at')} AS created_at
+      sql`SELECT id, email, name, auth_provider, provider_id, plan, monthly_limit, notify_countersigned,
+          ${iso('blocked_at')} AS blocked_at, ${iso('created_at')} AS created_at
         FROM users WHERE id = ${userId}`,
     )
     if (!user) return undefined
@@ -106,6 +108,7 @@ export async function exportAccount(
         plan: String(user.plan),
         monthlyLimit: user.monthly_limit === null ? null : Number(user.monthly_limit),
         blockedAt: user.blocked_at === null ? null : String(user.blocked_at),
+        notifications: { countersigned: user.notify_countersigned === true },
         createdAt: String(user.created_at),
         usage: {
           period,

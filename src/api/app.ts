@@ -25,6 +25,7 @@ import { registerErrorHandling, sendProblem } from './error-handler.ts'
 import { answerServerEdges, clientErrorHandler, frameworkErrors, requestProblem } from './framework-errors.ts'
 import { requestLoggerFactory } from './lazy-child-logger.ts'
 import { createMetrics, type Metrics, registerHttpMetrics } from './metrics.ts'
+import { countersignNoticesPlugin } from './plugins/countersign-notices.ts'
 import { mailerPlugin } from './plugins/mailer.ts'
 import { pdfSigningPlugin } from './plugins/pdf-signing.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
@@ -171,6 +172,7 @@ export async function buildApp(deps: AppDependencies): Promise<AppInstance> {
   await app.register(verifyPlugin)
   await app.register(mailerPlugin)
   await app.register(webhooksPlugin)
+  await app.register(countersignNoticesPlugin)
   await app.register(pdfSigningPlugin)
   await app.register(signInCleanupPlugin)
   await app.register(healthRoutes)

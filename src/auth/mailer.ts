@@ -1,4 +1,4 @@
-// Delivers sign-in codes and notices (a webhook endpoint disabled): over SMTP when SMTP_URL is set, else (development
+// Delivers sign-in codes and notices (a webhook endpoint disabled, a countersignature): over SMTP when SMTP_URL is set, else (development
 // only) as one dedicated log line.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Transporter } from 'nodemailer'
@@ -20,8 +20,11 @@ export interface Mailer {
    * mail server. Failures are logged without the address or the code.
    */
   sendSignInCode(to: string, code: string): void
-  /** A notice about the account (a webhook endpoint disabled), started and left like a sign-in code. */
-  sendNotice(to: string, subject: string, text: string): void
+  /**
+   * A notice about the account (a webhook endpoint disabled, a countersignature); resolves with whether the mail server
+   * took it (true when there is none in development: it is logged). It never rejects.
+   */
+  sendNotice(to: string, subject: string, text: string): Promise<boolean>
   /** Resolves once every started delivery has ended (shutdown and tests). */
   idle(): Promise<void>
   close(): Promise<void>
@@ -37,15 +40,16 @@ export async function createMailer(options: MailerOptions): Promise<Mailer> {
   // drivers are loaded only when configured.
   const transport: Transporter | undefined =
     options.smtpUrl === undefined ? undefined : (await import('nodemailer')).default.createTransport(options.smtpUrl)
-  const inFlight = new Set<Promise<void>>()
+  const inFlight = new Set<Promise<boolean>>()
   const minutes = Math.round(options.codeTtlSeconds / 60)
 
-  const send = (to: string, subject: string, text: string, what: string) => {
+  const send = (to: string, subject: string, text: string, what: string): Promise<boolean> => {
     const delivery = transport!
       .sendMail({ from: options.from, to, subject, text })
       .then(
         () => {
           deliveries.inc({ outcome: 'sent' })
+          return true
         },
         (error: { code?: unknown; responseCode?: unknown }) => {
           deliveries.inc({ outcome: 'failed' })
@@ -54,10 +58,12 @@ export async function createMailer(options: MailerOptions): Promise<Mailer> {
             { smtpError: String(error.code ?? 'unknown'), smtpResponseCode: error.responseCode },
             `${what} could not be sent`,
           )
+          return false
         },
       )
       .finally(() => inFlight.delete(delivery))
     inFlight.add(delivery)
+    return delivery
   }
 
   return {
@@ -70,7 +76,7 @@ export async function createMailer(options: MailerOptions): Promise<Mailer> {
         deliveries.inc({ outcome: 'logged' })
         return
       }
-      send(
+      void send(
         to,
         'Your sign-in code',
         `Your sign-in code is ${code}.\n\nIt expires in ${minutes} minutes and works once. If you did not ask for it, ignore this e-mail.\n`,
@@ -81,9 +87,9 @@ export async function createMailer(options: MailerOptions): Promise<Mailer> {
       if (transport === undefined) {
         logger.warn({ subject }, 'a notice e-mail was not sent: SMTP_URL is not set (development)')
         deliveries.inc({ outcome: 'logged' })
-        return
+        return Promise.resolve(true)
       }
-      send(to, subject, text, 'a notice e-mail')
+      return send(to, subject, text, 'a notice e-mail')
     },
     async idle() {
       await Promise.all(inFlight)

@@ -41,6 +41,8 @@ export const users = pgTable('users', {
   monthlyLimit: integer('monthly_limit'),
   /** Set by an operator: the account cannot sign in, and its sessions answer 403 ACCOUNT_BLOCKED. */
   blockedAt: timestamp('blocked_at', { withTimezone: true, precision: 3 }),
+  /** Opted in: an e-mail when someone countersigns a document this account anchored (an `anchor.countersigned`). */
+  notifyCountersigned: boolean('notify_countersigned').notNull().default(false),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 })
@@ -474,6 +476,28 @@ export const webhookDeliveries = pgTable(
       .on(table.webhookId, table.nextAttemptAt)
       .where(sql`${table.status} = 'pending'`),
   ],
+)
+
+/**
+ * The e-mail telling an account that opted in of a countersignature: created with its `anchor.countersigned` event (the
+ * trigger on `events`), sent by any instance (leased as webhook deliveries are), a few tries, then given up.
+ */
+export const noticeEmails = pgTable(
+  'notice_emails',
+  {
+    eventSeq: bigint('event_seq', { mode: 'number' })
+      .primaryKey()
+      .references(() => events.seq, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    leasedUntil: timestamp('leased_until', { withTimezone: true, precision: 3 }),
+    /** When the mail server took it; null while it is still to be sent (or was given up: attempts at the limit). */
+    sentAt: timestamp('sent_at', { withTimezone: true, precision: 3 }),
+  },
+  (table) => [index('notice_emails_due_idx').on(table.nextAttemptAt).where(sql`${table.sentAt} IS NULL`)],
 )
 
 /** Every attempt of a delivery, readable by the endpoint's owner (GET /api/webhooks/:id/attempts). */

@@ -10,6 +10,8 @@ export interface ReceivedMail {
 export interface SmtpInbox {
   url: string
   messages: ReceivedMail[]
+  /** While true, every message is refused with 451 (try later), as a mail server out of space or overloaded does. */
+  refusing: boolean
   /** The code of the next mail to `to` not taken yet; waits for it to arrive. */
   nextCode(to: string, timeoutMs?: number): Promise<string>
   close(): Promise<void>
@@ -27,6 +29,9 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
       stream.on('end', () => {
+        if (inbox.refusing) {
+          return callback(Object.assign(new Error('Try again later'), { responseCode: 451 }))
+        }
         messages.push({
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
           raw: Buffer.concat(chunks).toString('utf8'),
@@ -38,9 +43,10 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.server.address() as AddressInfo
 
-  return {
+  const inbox: SmtpInbox = {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    refusing: false,
     async nextCode(to, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs
       while (Date.now() < deadline) {
@@ -57,4 +63,5 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
+  return inbox
 }

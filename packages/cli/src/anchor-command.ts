@@ -67,12 +67,15 @@ it is renewed. Nothing it adds changes what a reader shows, so every signature s
     load: async () => (await import('./commands/extend.ts')).runExtend,
   },
   account: {
-    summary: 'export everything the service holds about your account, or delete the account',
+    summary: 'export everything the service holds about your account, choose its e-mails, or delete it',
     usage: `anchor account export [-o <file>] [--service <url>]
+       anchor account notifications [--countersigned on|off] [--service <url>]
        anchor account delete --confirm <your e-mail address> [--service <url>]
 
   export  the account, its sessions, anchors and library as one JSON document: to stdout, or to a file readable
           by you alone with -o (the service allows a few exports an hour)
+  notifications  shows or sets the e-mails you get: --countersigned on sends one when someone signs a document
+          after you (off unless you turn it on)
   delete  deletes the account, its sessions and library; its anchors stay on the chain, with the details the
           service kept of them erased. The service wants a sign-in of the last few minutes: \`anchor login\` first`,
     load: async () => (await import('./commands/account.ts')).runAccount,

@@ -14,6 +14,7 @@ import {
   createAnchorClient,
   type EventPage,
   type LongTermValidationOptions,
+  type Notifications,
   pdfSignatureCms,
   type ServiceInfo,
   type SignerCertificateResult,
@@ -123,6 +124,15 @@ export class ServiceClient {
 
   testWebhook(id: string): Promise<void> {
     return this.explain(() => this.api.testWebhook(id), true)
+  }
+
+  /** The e-mails the login's account asked for. */
+  notifications(): Promise<Notifications> {
+    return this.explain(() => this.api.notifications(), true)
+  }
+
+  setNotifications(notifications: Notifications): Promise<Notifications> {
+    return this.explain(() => this.api.setNotifications(notifications), true)
   }
 
   /** Everything the service holds about the login's account. */

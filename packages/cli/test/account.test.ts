@@ -1,5 +1,6 @@
-// `anchor account export|delete` against the service: the export as JSON or a 0600 file, and a deletion that needs the
-// address once more and a recent sign-in, and forgets the stored login once the account is gone.
+// `anchor account export|notifications|delete` against the service: the export as JSON or a 0600 file, the
+// countersignature e-mail turned on and off, and a deletion that needs the address once more and a recent sign-in,
+// and forgets the stored login once the account is gone.
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -61,6 +62,23 @@ describe('anchor account export', () => {
     const run = await account(['export', '-o', join(dir, 'missing', 'export.json')])
     expect(run.stderr).toContain('its directory does not exist; nothing was exported')
     expect(run.code).toBe(2)
+  })
+})
+
+describe('anchor account notifications', () => {
+  it('shows the countersignature e-mail off, turns it on and off, and refuses anything but on or off', async () => {
+    const shown = await account(['notifications'])
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout).toBe('No e-mail when someone signs after you (turn it on with --countersigned on).\n')
+    const on = await account(['notifications', '--countersigned', 'on'])
+    expect(on.stdout).toBe(`An e-mail goes to ${user.email} when someone signs a document after you.\n`)
+    expect((await account(['notifications'])).stdout).toBe(on.stdout)
+    const wrong = await account(['notifications', '--countersigned', 'yes'])
+    expect(wrong.stderr).toContain('--countersigned takes on or off, not yes')
+    expect(wrong.code).toBe(2)
+    expect((await account(['export', '--countersigned', 'on'])).code).toBe(2)
+    const off = await account(['notifications', '--countersigned', 'off'])
+    expect(off.stdout).toBe(shown.stdout)
   })
 })
 

@@ -31,6 +31,7 @@ export type {
   LibrarySyncBody,
   LibrarySyncResult,
   Me,
+  Notifications,
   PdfSignatureResult,
   RelayBody,
   RelayResult,

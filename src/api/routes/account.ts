@@ -1,9 +1,11 @@
 // The caller's own account, as data-protection law gives them the rights to it: GET /api/account/export, everything the
 // service holds about them as one JSON document (src/accounts/account-export.ts), and DELETE /api/account
-// (src/accounts/delete-account.ts).
+// (src/accounts/delete-account.ts), and the e-mails the account asked for (GET and PUT /api/account/notifications).
+import { sql } from 'drizzle-orm'
 import { z } from 'zod'
 import { exportAccount } from '../../accounts/account-export.ts'
 import { deleteAccount } from '../../accounts/delete-account.ts'
+import { rows } from '../../db/sql-rows.ts'
 import type { AppInstance } from '../app-types.ts'
 import { ProblemError, ProblemSchema } from '../problem.ts'
 
@@ -38,6 +40,7 @@ const AccountExportSchema = z.object({
     plan: z.string(),
     monthlyLimit: z.number().int().nullable(),
     blockedAt: Timestamp.nullable(),
+    notifications: z.object({ countersigned: z.boolean() }),
     createdAt: Timestamp,
     usage: z.object({ period: z.string(), used: z.number().int(), limit: z.number().int() }),
     usageHistory: z.array(z.object({ period: z.string(), used: z.number().int() })),
@@ -83,6 +86,12 @@ const AccountExportSchema = z.object({
     signatures: z.array(z.union([LibraryItem.extend({ base64Png: z.string() }), LibraryMarker])),
     snippets: z.array(z.union([LibraryItem.extend({ text: z.string(), fontSize: z.number() }), LibraryMarker])),
   }),
+})
+
+const NotificationsSchema = z.strictObject({
+  countersigned: z
+    .boolean()
+    .describe('An e-mail when someone signs after you: an anchor.countersigned event of your account'),
 })
 
 export async function accountRoutes(app: AppInstance): Promise<void> {
@@ -131,6 +140,46 @@ export async function accountRoutes(app: AppInstance): Promise<void> {
         'account deleted at its owner’s request',
       )
       return reply.code(204).send(null)
+    },
+  )
+
+  app.get(
+    '/api/account/notifications',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'The e-mails you asked for',
+        security: [{ bearerAuth: [] }],
+        response: { 200: NotificationsSchema, 401: ProblemSchema },
+      },
+    },
+    async (request) => {
+      const [user] = await rows(database.db, sql`SELECT notify_countersigned FROM users WHERE id = ${request.user.id}`)
+      if (!user) throw new ProblemError(401, 'UNAUTHENTICATED', 'The account no longer exists')
+      return { countersigned: user.notify_countersigned === true }
+    },
+  )
+
+  app.put(
+    '/api/account/notifications',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Choose the e-mails you get (off unless asked for)',
+        description: 'Applies to countersignatures recorded from now on; one already sent is not sent again.',
+        security: [{ bearerAuth: [] }],
+        body: NotificationsSchema,
+        response: { 200: NotificationsSchema, 400: ProblemSchema, 401: ProblemSchema },
+      },
+    },
+    async (request) => {
+      const [user] = await rows(
+        database.db,
+        sql`UPDATE users SET notify_countersigned = ${request.body.countersigned}, updated_at = now()
+            WHERE id = ${request.user.id} RETURNING notify_countersigned`,
+      )
+      if (!user) throw new ProblemError(401, 'UNAUTHENTICATED', 'The account no longer exists')
+      return { countersigned: user.notify_countersigned === true }
     },
   )
 

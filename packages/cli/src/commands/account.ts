@@ -1,5 +1,5 @@
-// `anchor account export|delete`: the login's own data (GET /api/account/export) and the end of its account
-// (DELETE /api/account). The export holds personal data: its file is readable by the user alone (0600). Deleting asks
+// `anchor account export|notifications|delete`: the login's own data (GET /api/account/export), the e-mails it asked
+// for (GET and PUT /api/account/notifications) and the end of its account (DELETE /api/account). The export holds personal data: its file is readable by the user alone (0600). Deleting asks
 // for the account's e-mail address on the command line, so that no stray command or recalled history line deletes an
 // account by itself.
 
@@ -14,16 +14,34 @@ export const runAccount: CliRun = async (argv, context) => {
   const { values, positionals } = parseCommandArgs(argv, {
     output: { type: 'string', short: 'o' },
     confirm: { type: 'string' },
+    countersigned: { type: 'string' },
     service: { type: 'string' },
   })
   const [action, ...extra] = positionals
-  if (action !== 'export' && action !== 'delete') throw usageError('which? anchor account export | delete')
+  if (action !== 'export' && action !== 'notifications' && action !== 'delete') {
+    throw usageError('which? anchor account export | notifications | delete')
+  }
   if (extra.length > 0) throw usageError(`unexpected argument ${extra[0]}`)
-  if (action === 'export' && values.confirm !== undefined) throw usageError('--confirm is for delete')
-  if (action === 'delete' && values.output !== undefined) throw usageError('-o is for export')
+  if (action !== 'delete' && values.confirm !== undefined) throw usageError('--confirm is for delete')
+  if (action !== 'export' && values.output !== undefined) throw usageError('-o is for export')
+  if (action !== 'notifications' && values.countersigned !== undefined) {
+    throw usageError('--countersigned is for notifications')
+  }
+  const countersigned = values.countersigned === undefined ? undefined : onOrOff(values.countersigned)
   const service = await loginServiceUrl(context, values.service)
   const login = await activeLogin(context.config, service)
   const client = new ServiceClient(service, login.token, { fetch: context.fetch })
+
+  if (action === 'notifications') {
+    const notifications =
+      countersigned === undefined ? await client.notifications() : await client.setNotifications({ countersigned })
+    writeLines(context.io.stdout, [
+      notifications.countersigned
+        ? `An e-mail goes to ${login.email ?? 'the account'} when someone signs a document after you.`
+        : 'No e-mail when someone signs after you (turn it on with --countersigned on).',
+    ])
+    return EXIT.ok
+  }
 
   if (action === 'export') {
     if (values.output === undefined) {
@@ -59,4 +77,10 @@ export const runAccount: CliRun = async (argv, context) => {
     'Its anchors stay on the chain; the details the service kept of them are erased.',
   ])
   return EXIT.ok
+}
+
+function onOrOff(value: string): boolean {
+  if (value === 'on') return true
+  if (value === 'off') return false
+  throw usageError(`--countersigned takes on or off, not ${value}`)
 }

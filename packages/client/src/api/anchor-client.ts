@@ -30,6 +30,8 @@ import {
   LibrarySyncResultSchema,
   type Me,
   MeSchema,
+  type Notifications,
+  NotificationsSchema,
   type PdfSignatureResult,
   PdfSignatureSchema,
   type RelayBody,
@@ -141,6 +143,10 @@ export interface AnchorClient {
   webhookAttempts(id: string, page?: { cursor?: string }, options?: CallOptions): Promise<WebhookAttemptPage>
   /** Delivers again the failed deliveries of one event, or of every event since a time; how many were queued. */
   replayWebhook(id: string, which: { eventId: string } | { since: string }, options?: CallOptions): Promise<number>
+  /** The e-mails the user asked for: `countersigned`, one when someone signs after them. */
+  notifications(options?: CallOptions): Promise<Notifications>
+  /** Turns the e-mails on or off (all are off until asked for); answers what is now set. */
+  setNotifications(notifications: Notifications, options?: CallOptions): Promise<Notifications>
   /** Everything the service holds about the user, as one document (rate-limited: a few an hour). */
   exportAccount(options?: CallOptions): Promise<AccountExport>
   /**
@@ -395,6 +401,15 @@ export function createAnchorClient(options: AnchorClientOptions): AnchorClient {
         signal: callOptions?.signal,
       })
     },
+    notifications: (callOptions) =>
+      call(NotificationsSchema, { method: 'GET', path: '/api/account/notifications', signal: callOptions?.signal }),
+    setNotifications: (notifications, callOptions) =>
+      call(NotificationsSchema, {
+        method: 'PUT',
+        path: '/api/account/notifications',
+        body: notifications,
+        signal: callOptions?.signal,
+      }),
     deleteAccount: (callOptions) =>
       callNoContent({ method: 'DELETE', path: '/api/account', signal: callOptions?.signal }),
     exportAccount: (callOptions) =>

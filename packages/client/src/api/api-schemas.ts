@@ -150,6 +150,8 @@ export const WebhookAttemptPageSchema = z.object({
 /** A webhook as registered: its secret (`whsec_…`) is in this answer only. */
 export const CreatedWebhookSchema = WebhookSchema.extend({ secret: z.string() })
 
+export const NotificationsSchema = z.object({ countersigned: z.boolean() })
+
 /** What the service attests about the account that relayed an anchor (see decideIdentity); null for none. */
 export const AttestationSchema = z
   .object({
@@ -218,6 +220,7 @@ export const AccountExportSchema = z.object({
     plan: z.string(),
     monthlyLimit: z.number().int().nullable(),
     blockedAt: z.string().nullable(),
+    notifications: z.object({ countersigned: z.boolean() }),
     createdAt: z.string(),
     usage: z.object({ period: z.string(), used: z.number().int(), limit: z.number().int() }),
     usageHistory: z.array(z.object({ period: z.string(), used: z.number().int() })),
@@ -318,6 +321,7 @@ export type EventPage = z.infer<typeof EventPageSchema>
 export type WebhookEndpoint = z.infer<typeof WebhookSchema>
 export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>
 export type WebhookAttemptPage = z.infer<typeof WebhookAttemptPageSchema>
+export type Notifications = z.infer<typeof NotificationsSchema>
 export type AccountExport = z.infer<typeof AccountExportSchema>
 export type ChainEntry = z.infer<typeof ChainEntrySchema>
 export type VerifyResult = z.infer<typeof VerifySchema>

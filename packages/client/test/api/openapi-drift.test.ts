@@ -42,6 +42,18 @@ function unionMembers(schema: JsonSchema): JsonSchema[] {
   return [schema]
 }
 
+/**
+ * The server's schema as the client reads it on purpose: an event's `type` as any string and its `data` as an open
+ * object, so that a client older than a new event type still reads the feed and its webhooks (a tolerant reader).
+ */
+function asEventTolerantReader(schema: JsonSchema): JsonSchema {
+  return JSON.parse(JSON.stringify(schema), (key, value) => {
+    if (Array.isArray(value?.enum) && value.enum.includes('webhook.test')) return { type: 'string' }
+    if (key === 'data' && Array.isArray(value?.anyOf)) return { type: 'object' }
+    return value
+  })
+}
+
 const clientShape = (schema: z.ZodType) => shape(z.toJSONSchema(schema, { io: 'input' }) as JsonSchema)
 
 type Method = 'get' | 'post' | 'put' | 'delete'
@@ -66,6 +78,12 @@ const RESPONSES: [Method, string, string, z.ZodType][] = [
   ['post', '/api/signer-certificates', '201', schemas.SignerCertificateSchema],
   ['post', '/api/pdf-signatures', '201', schemas.PdfSignatureSchema],
   ['post', '/api/document-timestamps', '200', schemas.DocumentTimestampSchema],
+  ['get', '/api/events', '200', schemas.EventPageSchema],
+  ['post', '/api/webhooks', '201', schemas.CreatedWebhookSchema],
+  ['get', '/api/webhooks', '200', z.object({ webhooks: z.array(schemas.WebhookSchema) })],
+  ['get', '/api/webhooks/{id}/attempts', '200', schemas.WebhookAttemptPageSchema],
+  ['get', '/api/account/notifications', '200', schemas.NotificationsSchema],
+  ['put', '/api/account/notifications', '200', schemas.NotificationsSchema],
 ]
 
 /** Every body the client sends. */
@@ -75,12 +93,14 @@ const REQUESTS: [Method, string, z.ZodType][] = [
   ['post', '/api/auth/exchange', schemas.ExchangeBodySchema],
   ['post', '/api/relay', schemas.RelayBodySchema],
   ['put', '/api/library/sync', schemas.LibrarySyncBodySchema],
+  ['put', '/api/account/notifications', schemas.NotificationsSchema],
 ]
 
 /** Routes the client calls whose success has no body. */
 const NO_CONTENT: [Method, string][] = [
   ['post', '/api/auth/logout'],
   ['delete', '/api/library'],
+  ['delete', '/api/webhooks/{id}'],
 ]
 
 describe('the client types against /openapi.json', () => {
@@ -104,7 +124,7 @@ describe('the client types against /openapi.json', () => {
   it.each(RESPONSES)('%s %s answers %s with the shape the client parses', (method, path, status, schema) => {
     const response = (operation(method, path).responses as Record<string, unknown>)[status]
     expect(response, `${method} ${path} documents ${status}`).toBeDefined()
-    expect(clientShape(schema)).toEqual(shape(jsonSchema(response)))
+    expect(clientShape(schema)).toEqual(shape(asEventTolerantReader(jsonSchema(response))))
   })
 
   it.each(REQUESTS)('%s %s takes the body the client sends', (method, path, schema) => {
