@@ -1,4 +1,5 @@
 // The end-of-run checks, from the chain and the database rather than from the service's answers.
+import { verifyWebhook } from '@docanchor/client'
 import pg from 'pg'
 import { type Address, getAbiItem, type Hex } from 'viem'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
@@ -46,6 +47,7 @@ export async function checkInvariants(
       verifyAnswers(workload, events),
       await signOuts(world, workload, recorder, lost),
       unexpectedAnswers(workload, faults, databaseMayForget),
+      await webhookDeliveries(world, workload, events, db, databaseMayForget),
     ]
   } finally {
     await db.end()
@@ -235,7 +237,9 @@ function serverErrors(samples: Sample[], faults: FaultResult[]): Invariant {
   const bad = failures.filter((sample) => !((sample.status === 502 || sample.status === 503) && inFault(sample)))
   const byStatus = new Map<string, number>()
   for (const sample of bad) {
-    const key = `${sample.kind} ${sample.status === 0 ? `no answer (${sample.error}, after ${Math.round(sample.ms)} ms)` : sample.status}`
+    // The time of a missing answer, to find it in the balancer's and the instances' logs.
+    const at = new Date(sample.startedAt).toISOString().slice(11, 23)
+    const key = `${sample.kind} ${sample.status === 0 ? `no answer (${sample.error}, at ${at}, after ${Math.round(sample.ms)} ms)` : sample.status}`
     byStatus.set(key, (byStatus.get(key) ?? 0) + 1)
   }
   return {
@@ -329,5 +333,126 @@ function unexpectedAnswers(workload: Workload, faults: FaultResult[], databaseMa
     ]
       .filter(Boolean)
       .join('; '),
+  }
+}
+
+interface DeliveredEvent {
+  type: string
+  timestamp: string
+  data: { txHash: string; blockHash: string | null }
+}
+
+/**
+ * The setup users' webhooks, from what the receiver got, the events table and the chain: every delivery signed (v1
+ * under its endpoint's secret, v1a under a published key) and each id with one body; every event recorded for a
+ * webhook delivered to its own endpoint and none invented; every anchor of theirs on chain told as confirmed in the
+ * block it is in now, and every confirmed told of either on chain or told reorged after; nothing left to deliver.
+ */
+async function webhookDeliveries(
+  world: World,
+  workload: Workload,
+  events: ChainEvent[],
+  db: pg.Client,
+  databaseMayForget: boolean,
+): Promise<Invariant> {
+  const problems: string[] = []
+  const received = world.webhooks.delivered
+  const keys = await fetch(`${world.lbUrl}/.well-known/webhook-keys`).then(
+    (response) => response.json() as Promise<{ keys: { publicKey: string }[] }>,
+  )
+  const publicKeys = keys.keys.map((key) => key.publicKey)
+  const hookOf = new Map(workload.webhooks.map((hook) => [hook.endpoint, hook]))
+  let unsigned = 0
+  const bodies = new Map<string, string>()
+  for (const delivery of received) {
+    const headers = {
+      'webhook-id': delivery.id,
+      'webhook-timestamp': delivery.timestamp,
+      'webhook-signature': delivery.signature,
+    }
+    const options = { now: delivery.receivedAt }
+    const secret = hookOf.get(delivery.endpoint)?.secret
+    const v1 = await verifyWebhook(delivery.body, headers, { secret }, options).then(
+      () => true,
+      () => false,
+    )
+    const v1a = await verifyWebhook(delivery.body, headers, { publicKeys }, options).then(
+      () => true,
+      () => false,
+    )
+    if (!v1 || !v1a) unsigned += 1
+    const earlier = bodies.get(delivery.id)
+    if (earlier !== undefined && earlier !== delivery.body) problems.push(`${delivery.id} arrived with two bodies`)
+    bodies.set(delivery.id, delivery.body)
+  }
+  if (unsigned > 0) problems.push(`${unsigned} deliveries whose v1 or v1a signature does not verify`)
+
+  const { rows: recorded } = await db.query<{ id: string; email: string }>(
+    `SELECT e.id, u.email FROM events e JOIN users u ON u.id = e.user_id JOIN webhooks w ON w.user_id = e.user_id
+     WHERE e.type IN ('anchor.confirmed', 'anchor.reorged', 'anchor.failed') AND e.created_at >= w.created_at`,
+  )
+  const emailOfEvent = new Map(recorded.map((row) => [row.id, row.email.toLowerCase()]))
+  const receivedAt = new Map(received.map((delivery) => [delivery.id, delivery]))
+  const undelivered = recorded.filter((row) => !receivedAt.has(row.id)).length
+  if (undelivered > 0) problems.push(`${undelivered} of ${recorded.length} recorded events never delivered`)
+  for (const delivery of received) {
+    const owner = emailOfEvent.get(delivery.id)
+    if (owner === undefined) problems.push(`${delivery.id} delivered but never recorded`)
+    else if (owner !== hookOf.get(delivery.endpoint)?.email.toLowerCase()) {
+      problems.push(`${delivery.id} delivered to another account's endpoint`)
+    }
+  }
+
+  // What each transaction was last told to be, in the order the events were recorded.
+  const told = new Map<string, DeliveredEvent[]>()
+  for (const body of bodies.values()) {
+    const event = JSON.parse(body) as DeliveredEvent
+    const txHash = event.data.txHash.toLowerCase()
+    told.set(txHash, [...(told.get(txHash) ?? []), event])
+  }
+  for (const list of told.values()) list.sort((a, b) => a.timestamp.localeCompare(b.timestamp))
+  const onChain = new Set(events.map((event) => event.txHash.toLowerCase()))
+  for (const [txHash, list] of told) {
+    const last = list.at(-1)!
+    if (!onChain.has(txHash) && last.type === 'anchor.confirmed')
+      problems.push(`${txHash} told confirmed, not on chain`)
+  }
+  const { rows: theirs } = await db.query<{ tx_hash: string }>(
+    `SELECT a.tx_hash FROM anchors a JOIN webhooks w ON w.user_id = a.user_id
+     WHERE a.status = 'confirmed' AND a.created_at >= w.created_at`,
+  )
+  let untold = 0
+  for (const { tx_hash } of theirs) {
+    const txHash = tx_hash.toLowerCase()
+    if (!onChain.has(txHash)) continue
+    const confirmed = (told.get(txHash) ?? []).filter((event) => event.type === 'anchor.confirmed').at(-1)
+    if (!confirmed) {
+      untold += 1
+      continue
+    }
+    const receipt = await world.chain.getTransactionReceipt({ hash: txHash as Hex })
+    if (confirmed.data.blockHash !== receipt.blockHash) problems.push(`${txHash} told confirmed in another block`)
+  }
+  if (untold > 0) problems.push(`${untold} of their ${theirs.length} anchors on chain never told confirmed`)
+
+  const { rows: left } = await db.query<{ status: string; n: number }>(
+    "SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE status <> 'delivered' GROUP BY status",
+  )
+  for (const row of left) problems.push(`${row.n} deliveries ${row.status}`)
+
+  const repeats = received.length - bodies.size
+  // A database that forgot its last commits may have lost an anchor's owner with them: recovered from the chain, it
+  // tells no one. Only that difference is accepted.
+  const onlyForgotten = databaseMayForget && problems.every((problem) => problem.includes('never told confirmed'))
+  return {
+    name: 'every webhook event delivered to its endpoint, signed (v1 and v1a), none invented, none left to deliver',
+    ok: problems.length === 0 || onlyForgotten,
+    ...(onlyForgotten && problems.length > 0 && { accepted: true }),
+    detail:
+      problems.length === 0 || onlyForgotten
+        ? `${bodies.size} events to ${workload.webhooks.length} endpoints, ${recorded.length} recorded; ` +
+          `${received.length} deliveries (${repeats} repeated after a lost answer), ${world.webhooks.refused} answered 503 on purpose and tried again` +
+          (problems.length > 0 ? `; ${problems.join('; ')}` : '')
+        : problems.slice(0, 5).join('; '),
   }
 }

@@ -74,8 +74,8 @@ try {
   const recorder = new Recorder(world.lbUrl)
   const currentWorld = world
   const workload = new Workload(recorder, world.inbox, () => currentWorld.instances.map((instance) => instance.url))
-  await workload.setUp(SETUP_USERS)
-  log(`${SETUP_USERS} users signed in; workload for ${seconds} s`)
+  await workload.setUp(SETUP_USERS, world.webhooks.baseUrl)
+  log(`${SETUP_USERS} users signed in, each with a webhook; workload for ${seconds} s`)
   const workloadStart = Date.now()
   workload.start(DEFAULT_RATES)
   const memory = new MemorySampler(world, world.metricsToken)
@@ -97,6 +97,7 @@ try {
   const left = await workload.drain(60_000)
   log(`drained (${left.openRelays} relays, ${left.openSyncs} syncs still open); waiting for the relayers to settle`)
   await settle(world)
+  await webhooksDelivered(world)
   const slopes = memorySlopes(memory.stop())
   log(`reconciliation: ${await reconciledLines(logDir)}`)
   const invariants = await checkInvariants(world, workload, recorder, faultResults, databaseMayForget)
@@ -161,6 +162,24 @@ function heapBound(slopes: MemorySlope[]): Invariant {
     detail: measured
       .map((slope) => `${slope.instance} (pid ${slope.pid}): ${slope.heapMbPerHour!.toFixed(1)} MB/h`)
       .join('; '),
+  }
+}
+
+/** Until no webhook delivery is left to make (the schedule's retries take 31 s at most), at most 60 s. */
+async function webhooksDelivered(world: World): Promise<void> {
+  const deadline = Date.now() + 60_000
+  const db = new pg.Client({ connectionString: world.databaseUrl })
+  await db.connect()
+  try {
+    while (Date.now() < deadline) {
+      const { rows } = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'",
+      )
+      if (rows[0]!.n === 0) return
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+    }
+  } finally {
+    await db.end()
   }
 }
 

@@ -54,6 +54,13 @@ export interface SoakUser {
   itemIds: Record<LibraryKind, string[]>
 }
 
+/** A setup user's webhook: where it delivers (the receiver's endpoint name) and its secret. */
+export interface SoakWebhook {
+  endpoint: string
+  secret: string
+  email: string
+}
+
 export interface Acknowledged {
   compositeHash: Hex
   previousTxHash: Hex
@@ -82,6 +89,7 @@ export class Workload {
   readonly library = new LibraryModel()
   readonly acknowledged: Acknowledged[] = []
   readonly verifyAnswers: VerifyAnswer[] = []
+  readonly webhooks: SoakWebhook[] = []
   readonly unexpected: string[] = []
   /** Answers acceptable only while a fault lasts: checked against the fault windows at the end. */
   readonly incidents: { what: string; at: number }[] = []
@@ -103,13 +111,26 @@ export class Workload {
 
   private probeUser: SoakUser | undefined
 
-  /** Signs in the first users (and the probes' own), one after another through the balancer. */
-  async setUp(count: number): Promise<void> {
+  /**
+   * Signs in the first users (and the probes' own), one after another through the balancer; each registers a webhook
+   * at `webhookBase` for the anchor events.
+   */
+  async setUp(count: number, webhookBase: string): Promise<void> {
     for (let i = 0; i <= count; i++) {
       const user = await this.signIn(false)
       if (!user) throw new Error('a setup sign-in failed')
     }
     this.probeUser = this.users.pop()
+    for (const [index, user] of this.users.entries()) {
+      const endpoint = `user-${index}`
+      const created = await this.recorder.send<{ secret: string }>('webhook', 'POST', '/api/webhooks', {
+        token: user.token,
+        body: { url: `${webhookBase}${endpoint}`, events: ['anchor.confirmed', 'anchor.reorged', 'anchor.failed'] },
+        record: false,
+      })
+      if (created.status !== 201) throw new Error(`a setup webhook was refused: ${created.status}`)
+      this.webhooks.push({ endpoint, secret: created.body.secret, email: user.email })
+    }
   }
 
   /** Through the balancer: a fresh relay is confirmed at once, its verify answers, a library sync is accepted. */

@@ -1,6 +1,7 @@
 // The soak's world, all on loopback and all its own: PostgreSQL, Redis, anvil mining a block a second behind two RPC
-// endpoints (a throttling proxy first, anvil itself second), the contract with two relayer keys, an SMTP inbox,
-// three service instances in production mode, and HAProxy in front of them. `stop()` tears down whatever started.
+// endpoints (a throttling proxy first, anvil itself second), the contract with two relayer keys, an SMTP inbox, an
+// https webhook receiver, three service instances in production mode, and HAProxy in front of them. `stop()` tears
+// down whatever started.
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -21,6 +22,7 @@ import { type LoadBalancer, startLoadBalancer } from './load-balancer.ts'
 import { type PostgresCluster, type Replication, startPostgresCluster } from './postgres-cluster.ts'
 import { type PrivateRedis, startPrivateRedis } from './redis-server.ts'
 import { type ServiceInstance, startServiceInstance } from './service-instance.ts'
+import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts'
 
 /** Account 0 deploys and owns the contract; accounts 1 and 2 are the service's relayer keys. */
 const DEPLOYER = 0
@@ -38,6 +40,8 @@ export interface World {
   postgres: PostgresCluster
   redis: PrivateRedis
   inbox: SmtpInbox
+  /** Where the setup users' webhooks deliver. */
+  webhooks: WebhookReceiver
   /** The service's database (not the cluster's `postgres` one). */
   databaseUrl: string
   /** SIGKILLs instance `index`; `restartInstance` brings it back with the same settings on the same port. */
@@ -74,13 +78,14 @@ export async function startWorld(
     teardown.length = 0
   }
   try {
-    const [postgres, redis, anvil, inbox, tsa] = await Promise.all([
+    const [postgres, redis, anvil, inbox, tsa, webhooks] = await Promise.all([
       startPostgresCluster(replication, join(logDir, 'haproxy-postgres.log')),
       startPrivateRedis(),
       // A loaded machine (CI shares its cores) can take far longer than anvil's usual milliseconds to answer.
       startAnvil({ blockTime: 1, readyTimeoutMs: 60_000 }),
       startSmtpInbox(),
       startOpensslTsa(),
+      startWebhookReceiver(logDir),
     ])
     // Production signs PDFs with a key on a token and timestamps them at a real TSA.
     const token = createSoftHsmToken('soak')
@@ -94,6 +99,7 @@ export async function startWorld(
       () => redis.stop(),
       () => anvil.stop(),
       () => inbox.close(),
+      () => webhooks.close(),
     )
     log(
       `PostgreSQL ${postgres.url} (primary and ${replication} standby behind HAProxy), Redis ${redis.url}, anvil ${anvil.rpcUrl} (--block-time 1), SMTP ${inbox.url}`,
@@ -129,6 +135,10 @@ export async function startWorld(
       ...pdfKey.env,
       TSA_URL: tsa.url,
       TSA_TRUSTED_CERTIFICATES: tsa.caFile,
+      // Webhooks to the soak's own https receiver on loopback, retried within the run's drain.
+      NODE_EXTRA_CA_CERTS: webhooks.caFile,
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
+      WEBHOOK_RETRY_DELAYS_SECONDS: '1,2,4,8,16',
       // The soak's users all come from 127.0.0.1 and sign many documents: the limits are not what it measures.
       PLANS: 'free:1000000',
       RELAY_PER_USER_PER_MINUTE: '100000',
@@ -177,6 +187,7 @@ export async function startWorld(
       postgres,
       redis,
       inbox,
+      webhooks,
       databaseUrl,
       async killInstance(index) {
         instances[index]!.process.child.kill('SIGKILL')
