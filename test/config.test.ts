@@ -79,6 +79,34 @@ describe('loadConfig', () => {
     expect(errorOf(env)).toContain(name)
   })
 
+  it('reads every secret from <NAME>_FILE, without its final line break, and names the file when it cannot', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'secrets-'))
+    try {
+      const file = (name: string, content: string) => {
+        writeFileSync(join(dir, name), content)
+        return join(dir, name)
+      }
+      const { JWT_SECRET: _jwt, DATABASE_URL: _db, SMTP_URL: _smtp, METRICS_TOKEN: _metrics, ...rest } = PRODUCTION_ENV
+      const config = loadConfig({
+        ...rest,
+        JWT_SECRET_FILE: file('jwt', `${'j'.repeat(40)}\n`),
+        DATABASE_URL_FILE: file('db', 'postgres://anchor:pa55@db.internal/anchors\n'),
+        SMTP_URL_FILE: file('smtp', 'smtp://mailer:secret@mail.internal:587'),
+        METRICS_TOKEN_FILE: file('metrics', `${'t'.repeat(32)}\n`),
+      })
+      expect(config.jwt.secret).toBe('j'.repeat(40))
+      expect(config.database.url).toBe('postgres://anchor:pa55@db.internal/anchors')
+      expect(config.mail.smtpUrl).toBe('smtp://mailer:secret@mail.internal:587')
+      expect(errorOf({ ...rest, JWT_SECRET_FILE: join(dir, 'missing') })).toContain('JWT_SECRET_FILE: cannot be read')
+      expect(errorOf({ ...rest, JWT_SECRET_FILE: file('empty', '\n') })).toContain('JWT_SECRET_FILE: the file is empty')
+      const both = errorOf({ ...PRODUCTION_ENV, JWT_SECRET_FILE: file('jwt2', 'k'.repeat(40)) })
+      expect(both).toContain('JWT_SECRET: give JWT_SECRET or JWT_SECRET_FILE, not both')
+      expect(both).not.toContain('k'.repeat(40))
+    } finally {
+      rmSync(dir, { recursive: true })
+    }
+  })
+
   it('protects /metrics with a bearer token of at least 32 characters, required in production only', () => {
     expect(loadConfig({}).metrics.token).toBeUndefined()
     expect(loadConfig(PRODUCTION_ENV).metrics.token).toBe('m'.repeat(32))

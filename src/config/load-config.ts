@@ -9,6 +9,7 @@ import { libraryEnv, librarySettings } from './library-settings.ts'
 import { pdfSigningEnv, pdfSigningSettings } from './pdf-signing-settings.ts'
 import { relayEnv, relaySettings } from './relay-settings.ts'
 import { requestLimits, requestLimitsEnv } from './request-limits.ts'
+import { withSecretFiles } from './secret-files.ts'
 import { isProduction, serverEnv, serverSettings } from './server-settings.ts'
 import { tokenEnv } from './token-settings.ts'
 import { verifyEnv, verifySettings } from './verify-settings.ts'
@@ -31,14 +32,14 @@ export type Config = ReturnType<typeof loadConfig>
 
 /** Parses the environment; throws ConfigError naming every bad or missing variable. */
 export function loadConfig(env: Env) {
-  const parsed = EnvSchema.safeParse(env)
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`)
+  const problems: string[] = []
+  const parsed = EnvSchema.safeParse(withSecretFiles(env, problems))
+  if (!parsed.success || problems.length > 0) {
+    const lines = (parsed.error?.issues ?? []).map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+    throw new ConfigError(`Invalid configuration:\n  ${[...problems, ...lines].join('\n  ')}`)
   }
   const e = parsed.data
   const production = isProduction(e)
-  const problems: string[] = []
   const config = {
     ...serverSettings(e, production, problems),
     chain: chainSettings(e, e.PORT, problems),
