@@ -59,6 +59,18 @@ describe('deploy/haproxy.cfg in front of the service', () => {
     expect(statuses).toEqual([404, 404, 404, 404, 404, 429, 429, 429])
   })
 
+  it('tells clients its own idle limit for keep-alive, not the instances’ 72 s, on answers of its own too', async () => {
+    // A client told 72 s would reuse a connection HAProxy closed after its own idle limit, and lose that request.
+    const { port } = t.app.server.address() as AddressInfo
+    const direct = await fetch(`http://127.0.0.1:${port}/healthz`)
+    expect(direct.headers.get('keep-alive')).toBe('timeout=72')
+    for (const path of ['/healthz', `/api/verify/${'0x'.padEnd(66, '1')}`, '/%']) {
+      const response = await fetch(`${lb.url}${path}`)
+      await response.arrayBuffer()
+      expect({ path, keepAlive: response.headers.get('keep-alive') }).toEqual({ path, keepAlive: 'timeout=10' })
+    }
+  })
+
   it('counts sign-in code requests and checks the same way', async () => {
     const json = { method: 'POST', headers: { 'content-type': 'application/json' } }
     const requests = await forged(5, '/api/auth/magic-link', {
