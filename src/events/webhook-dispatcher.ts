@@ -19,8 +19,13 @@ import { webhookSignature } from './webhook-signature.ts'
 const CONCURRENCY = 8
 /** Deliveries of one endpoint taken in one round, sent one after another (a failure ends its round). */
 const BATCH = 16
-/** A lease outlasts its round's deadlines by this much. */
-const LEASE_MARGIN_MS = 30_000
+/**
+ * No attempt starts later than this into its round (the rest go back for the next one), so that a round, and the
+ * lease of an instance that died in it, ends soon: what it held is tried again within a minute, not minutes.
+ */
+const ROUND_MS = 15_000
+/** A lease outlasts its round's last attempt by this much. */
+const LEASE_MARGIN_MS = 10_000
 /** The longest a Retry-After may push the next attempt: the schedule's own longest wait. */
 const RETRY_AFTER_CAP_MS = 10 * 60 * 60 * 1000
 /** How long the signing key is used before the database is asked again (a new key reaches every instance). */
@@ -118,7 +123,7 @@ export class WebhookDispatcher {
    * WHERE is checked again under its lock: of two instances choosing the same delivery, one takes it.
    */
   private async claim(): Promise<Claimed[]> {
-    const leaseMs = BATCH * this.settings.timeoutMs + LEASE_MARGIN_MS
+    const leaseMs = ROUND_MS + this.settings.timeoutMs + LEASE_MARGIN_MS
     const found = await rows(
       this.db,
       sql`WITH endpoints AS (
@@ -173,8 +178,9 @@ export class WebhookDispatcher {
   /** One endpoint's round: its deliveries in order until one fails; how many were attempted. */
   private async deliverRound(round: Claimed[], signingKey: KeyObject): Promise<number> {
     const results: Attempted[] = []
+    const started = performance.now()
     for (const delivery of round) {
-      if (this.stopped) break
+      if (this.stopped || performance.now() - started > ROUND_MS) break
       const result = await this.attempt(delivery, signingKey)
       results.push(result)
       if (!result.delivered) break
