@@ -1,17 +1,17 @@
-// The service's image under a real engine (podman, with runc): built from the Containerfile on a stand-in for its
-// official base (no registry is reachable here: test/containers/stand-in-node-image.sh), then inspected and run the way
+// The service's image under a real engine (podman, with runc), built from the Containerfile on a stand-in for its
+// official base by test/containers/images.ts (no registry is reachable here), inspected and run the way
 // an operator runs it: a read-only root filesystem with one volume, the health check, a relay and its verification
 // over HTTP, a graceful stop on SIGTERM, and a restart that finds its data.
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { podman, podmanEnv } from './podman.ts'
+import { SERVICE_IMAGE } from './images.ts'
+import { podman } from './podman.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const IMAGE = 'localhost/docanchor:test'
+const IMAGE = SERVICE_IMAGE
 const NAME = `docanchor-image-test-${process.pid}`
 const VOLUME = `${NAME}-data`
 const ZERO_TX_HASH = `0x${'0'.repeat(64)}`
@@ -34,28 +34,7 @@ describe('the service image', () => {
   let revision: string
 
   beforeAll(async () => {
-    await execFileAsync(`${ROOT}/test/containers/stand-in-node-image.sh`, [], {
-      env: podmanEnv(),
-      maxBuffer: 16 * 1024 * 1024,
-    })
-    const version = (await import('../../package.json', { with: { type: 'json' } })).default.version
     revision = (await execFileAsync('git', ['-C', ROOT, 'rev-parse', 'HEAD'])).stdout.trim()
-    const started = performance.now()
-    // The machine's CA bundle, for a network whose egress inspects TLS (this one's does): a build secret, not a layer.
-    const caBundle = [process.env.NODE_EXTRA_CA_CERTS, '/etc/ssl/certs/ca-certificates.crt'].find(
-      (file) => file !== undefined && existsSync(file),
-    )
-    await podman(
-      [
-        ...['build', '--pull=never', '--format', 'docker', '-t', IMAGE],
-        ...['--build-arg', `VERSION=${version}`, '--build-arg', `REVISION=${revision}`],
-        ...['--build-arg', `SOURCE_URL=file://${ROOT}`],
-        ...(caBundle ? ['--secret', `id=ca_certificates,src=${caBundle}`] : []),
-        ROOT,
-      ],
-      { timeoutMs: 840_000 },
-    )
-    console.log(`podman build: ${((performance.now() - started) / 1000).toFixed(0)} s`)
   })
 
   afterAll(async () => {

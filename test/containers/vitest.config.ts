@@ -5,8 +5,11 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/containers/**/*.podman.ts'],
+    globalSetup: ['test/containers/images.ts'],
     testTimeout: 120_000,
     hookTimeout: 900_000,
+    // The images' build (test/containers/images.ts).
+    teardownTimeout: 60_000,
     fileParallelism: false,
   },
 })

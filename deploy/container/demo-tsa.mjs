@@ -1,0 +1,55 @@
+// The demonstration's RFC 3161 time-stamping authority (deploy/compose.yaml's tsa): `openssl ts -reply` behind HTTP,
+// with the key, certificate and configuration demo-token-init.sh made under /token/tsa, and its CA's revocation list
+// at GET /ca.crl (the TSA's certificate names it). Not a trusted time source: production lists real ones in TSA_URL.
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+const DIR = '/token/tsa'
+const MAX_QUERY_BYTES = 16 * 1024
+const crl = await readFile(join(DIR, 'ca.crl'))
+
+createServer((request, response) => {
+  const chunks = []
+  let size = 0
+  request.on('data', (chunk) => {
+    size += chunk.length
+    if (size > MAX_QUERY_BYTES) request.destroy()
+    else chunks.push(chunk)
+  })
+  request.on('end', async () => {
+    if (request.method === 'GET' && request.url === '/ca.crl') {
+      response.writeHead(200, { 'content-type': 'application/pkix-crl' }).end(crl)
+      return
+    }
+    if (request.method !== 'POST') {
+      response.writeHead(405).end()
+      return
+    }
+    const work = await mkdtemp(join(tmpdir(), 'tsq-'))
+    try {
+      await writeFile(join(work, 'q.tsq'), Buffer.concat(chunks))
+      await run('openssl', [
+        'ts',
+        '-reply',
+        '-config',
+        join(DIR, 'tsa.cnf'),
+        '-queryfile',
+        join(work, 'q.tsq'),
+        '-out',
+        join(work, 'r.tsr'),
+      ])
+      response
+        .writeHead(200, { 'content-type': 'application/timestamp-reply' })
+        .end(await readFile(join(work, 'r.tsr')))
+    } catch {
+      response.writeHead(400).end()
+    } finally {
+      await rm(work, { recursive: true, force: true })
+    }
+  })
+}).listen(8318, '0.0.0.0')

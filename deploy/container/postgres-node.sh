@@ -1,0 +1,46 @@
+#!/bin/sh
+# A PostgreSQL node of deploy/compose.yaml: `primary` or `standby`, run as the entrypoint of the official postgres
+# image (as root, like its own, which it replaces). On an empty volume the primary runs initdb and creates the
+# service's role and database and the replication role, with passwords from the secrets; the standby clones the
+# primary (pg_basebackup) and follows it by streaming. Either then runs PostgreSQL as the postgres user.
+set -eu
+role=$1
+data=${PGDATA:-/var/lib/postgresql/data}
+as_postgres() { setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"; }
+
+install -d -o postgres -g postgres -m 0700 "$data"
+install -d -o postgres -g postgres /var/run/postgresql
+if [ ! -s "$data/PG_VERSION" ]; then
+  case $role in
+  primary)
+    as_postgres initdb -D "$data" -U postgres --auth-local=peer --auth-host=scram-sha-256 >/dev/null
+    # The compose network only. HAProxy's check of which node is the primary (deploy/haproxy-postgres.cfg) logs in
+    # as postgres without a password: keep the database network to the balancer and the instances.
+    cat >>"$data/pg_hba.conf" <<'HBA'
+host anchor anchor samenet scram-sha-256
+host replication replicator samenet scram-sha-256
+host postgres postgres samenet trust
+HBA
+    as_postgres pg_ctl -D "$data" -o "-c listen_addresses=''" -w start >/dev/null
+    as_postgres psql -q -v ON_ERROR_STOP=1 -d postgres \
+      -v anchor_password="$(cat /run/secrets/postgres_password)" \
+      -v replication_password="$(cat /run/secrets/replication_password)" <<'SQL'
+CREATE ROLE anchor LOGIN PASSWORD :'anchor_password';
+CREATE DATABASE anchor OWNER anchor;
+CREATE ROLE replicator REPLICATION LOGIN PASSWORD :'replication_password';
+SQL
+    as_postgres pg_ctl -D "$data" -m fast -w stop >/dev/null
+    ;;
+  standby)
+    until pg_isready -q -h postgres-primary; do sleep 1; done
+    PGPASSWORD=$(cat /run/secrets/replication_password) \
+      as_postgres pg_basebackup -h postgres-primary -U replicator -D "$data" -R -X stream
+    ;;
+  *)
+    echo "postgres-node.sh: primary or standby, not $role" >&2
+    exit 2
+    ;;
+  esac
+fi
+exec setpriv --reuid=postgres --regid=postgres --init-groups -- postgres -D "$data" \
+  -c listen_addresses='*' -c wal_level=replica -c max_wal_senders=5 -c wal_keep_size=256MB -c hot_standby=on
