@@ -152,6 +152,30 @@ describe('deploy/compose.yaml under podman-compose', () => {
     }
   })
 
+  it('has Prometheus scrape every instance with the fleet’s token and load the shipped alert rules', async () => {
+    const prometheus = `http://127.0.0.1:${env.PROMETHEUS_PORT}`
+    const targets = await waitFor(
+      'every instance scraped',
+      async () => {
+        const { data } = (await (await fetch(`${prometheus}/api/v1/targets`)).json()) as {
+          data: { activeTargets: { labels: { job: string; instance: string }; health: string }[] }
+        }
+        const { activeTargets: found } = data
+        return found.length === 3 && found.every((target) => target.health === 'up') ? found : undefined
+      },
+      90_000,
+    )
+    expect(targets.map((target) => `${target.labels.job} ${target.labels.instance}`).sort()).toEqual([
+      'anchor anchor1:3000',
+      'anchor anchor2:3000',
+      'anchor anchor3:3000',
+    ])
+    const rules = (await (await fetch(`${prometheus}/api/v1/rules`)).json()) as {
+      data: { groups: { rules: unknown[] }[] }
+    }
+    expect(rules.data.groups.flatMap((group) => group.rules).length).toBeGreaterThan(0)
+  })
+
   it('keeps relaying and verifying with an instance killed', async () => {
     await podman(['kill', container('anchor2')])
     for (let i = 0; i < 6; i++) await verified(await relay())
