@@ -15,6 +15,8 @@ export const webhookEnv = {
   WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(0).default(1_000),
   /** An endpoint whose every attempt failed for this long is disabled and its owner told. */
   WEBHOOK_DISABLE_AFTER_HOURS: integer(120, 1),
+  /** How long attempts, finished deliveries and sent notices are kept (readable, replayable), in days. */
+  WEBHOOK_LOG_RETENTION_DAYS: integer(30, 1),
 }
 
 export function webhookSettings(e: EnvValues<typeof webhookEnv>, production: boolean, problems: string[]) {
@@ -42,6 +44,7 @@ export function webhookSettings(e: EnvValues<typeof webhookEnv>, production: boo
     timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     dispatchIntervalMs: e.WEBHOOK_DISPATCH_INTERVAL_MS,
     disableAfterMs: e.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+    logRetentionDays: e.WEBHOOK_LOG_RETENTION_DAYS,
   }
 }
 

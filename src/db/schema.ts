@@ -475,6 +475,7 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_due_idx')
       .on(table.webhookId, table.nextAttemptAt)
       .where(sql`${table.status} = 'pending'`),
+    index('webhook_deliveries_finished_idx').on(table.createdAt).where(sql`${table.status} <> 'pending'`),
   ],
 )
 
@@ -518,7 +519,11 @@ export const webhookAttempts = pgTable(
     /** A capped prefix of the answer's body. */
     response: text('response').notNull(),
   },
-  (table) => [index('webhook_attempts_webhook_idx').on(table.webhookId, table.id)],
+  (table) => [
+    index('webhook_attempts_webhook_idx').on(table.webhookId, table.id),
+    // What the retention removes, oldest first (src/events/webhook-retention.ts).
+    index('webhook_attempts_at_idx').on(table.at),
+  ],
 )
 
 /** The service's Ed25519 keys of `v1a` signatures, published at /.well-known/webhook-keys. */

@@ -16,6 +16,7 @@ import ipaddr from 'ipaddr.js'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type AttemptOutcome, addressAllowed, postDelivery } from '../../src/events/webhook-request.ts'
+import { pruneWebhookLog } from '../../src/events/webhook-retention.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { newBody, query, relayMined } from '../relay/relay-helpers.ts'
 
@@ -199,6 +200,33 @@ describe('webhooks', () => {
     const fed = feed.find((e: { data: { txHash: string } }) => e.data.txHash === txHash)
     expect(headers['webhook-id']).toBe(fed.id)
     expect(event).toEqual({ type: 'anchor.confirmed', timestamp: fed.timestamp, data: fed.data })
+  })
+
+  it('keep their log WEBHOOK_LOG_RETENTION_DAYS: older attempts and finished deliveries go, pending ones stay', async () => {
+    const { id } = (await register(t, user, { url })).json()
+    await relayMined(t.app, user.headers, newBody())
+    await t.app.webhookDispatcher.tick()
+    receiver.answers = [{ status: 500 }]
+    await relayMined(t.app, user.headers, newBody())
+    await t.app.webhookDispatcher.tick()
+    const db = t.database.handle.db
+    // Everything 31 days old: the delivered one and both attempts go; the failing one, still to be tried, stays.
+    await db.execute(sql`UPDATE webhook_attempts SET at = now() - interval '31 days' WHERE webhook_id = ${id}`)
+    await db.execute(
+      sql`UPDATE webhook_deliveries SET created_at = now() - interval '31 days' WHERE webhook_id = ${id}`,
+    )
+    expect(await pruneWebhookLog(db, t.config.webhooks.logRetentionDays)).toMatchObject({ attempts: 2, deliveries: 1 })
+    expect(await attemptsOf(t, user, id)).toEqual([])
+    const left = await query<{ status: string }>(
+      db,
+      sql`SELECT status FROM webhook_deliveries WHERE webhook_id = ${id}`,
+    )
+    expect(left).toEqual([{ status: 'pending' }])
+    expect(await pruneWebhookLog(db, t.config.webhooks.logRetentionDays)).toEqual({
+      attempts: 0,
+      deliveries: 0,
+      notices: 0,
+    })
   })
 
   it('try a failing endpoint again on the schedule, and log every attempt', async () => {

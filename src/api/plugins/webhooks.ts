@@ -1,9 +1,11 @@
-// The webhook dispatcher for the app's lifetime: delivers what is due every WEBHOOK_DISPATCH_INTERVAL_MS, and tells an
-// endpoint's owner by e-mail when it is disabled. Stopped, with its attempts under way finished, when the app closes.
+// The webhook dispatcher for the app's lifetime: delivers what is due every WEBHOOK_DISPATCH_INTERVAL_MS, tells an
+// endpoint's owner by e-mail when it is disabled, and prunes the log past WEBHOOK_LOG_RETENTION_DAYS hourly. Stopped,
+// with its attempts under way finished, when the app closes.
 import { sql } from 'drizzle-orm'
 import fp from 'fastify-plugin'
 import { rows } from '../../db/sql-rows.ts'
 import { WebhookDispatcher } from '../../events/webhook-dispatcher.ts'
+import { pruneWebhookLog } from '../../events/webhook-retention.ts'
 import type { AppInstance } from '../app-types.ts'
 
 declare module 'fastify' {
@@ -11,6 +13,8 @@ declare module 'fastify' {
     webhookDispatcher: WebhookDispatcher
   }
 }
+
+const PRUNE_EVERY_MS = 60 * 60 * 1000
 
 const REASONS = {
   gone: 'it answered 410 Gone, which says the endpoint no longer exists',
@@ -32,8 +36,27 @@ export const webhooksPlugin = fp(
       )
     })
     app.decorate('webhookDispatcher', dispatcher)
-    app.addHook('onReady', async () => dispatcher.start())
-    app.addHook('onClose', async () => dispatcher.stop())
+    // The log's retention, hourly (src/events/webhook-retention.ts); with the dispatcher off, tests call it themselves.
+    let pruning: NodeJS.Timeout | undefined
+    let pruned: Promise<unknown> = Promise.resolve()
+    const prune = () => {
+      pruned = pruneWebhookLog(database.db, config.webhooks.logRetentionDays)
+        .then((counts) => {
+          if (counts.attempts + counts.deliveries + counts.notices > 0) app.log.info(counts, 'webhook log pruned')
+        })
+        .catch((error: unknown) => app.log.warn({ err: error }, 'webhook log pruning failed'))
+    }
+    app.addHook('onReady', async () => {
+      dispatcher.start()
+      if (config.webhooks.dispatchIntervalMs > 0) {
+        pruning = setInterval(prune, PRUNE_EVERY_MS)
+        pruning.unref()
+      }
+    })
+    app.addHook('onClose', async () => {
+      clearInterval(pruning)
+      await Promise.all([dispatcher.stop(), pruned])
+    })
   },
   { name: 'webhooks', dependencies: ['mailer'] },
 )
