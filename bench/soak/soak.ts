@@ -166,42 +166,37 @@ function heapBound(slopes: MemorySlope[]): Invariant {
 }
 
 /** Until no webhook delivery is left to make (the schedule's retries take 31 s at most), at most 60 s. */
-async function webhooksDelivered(world: World): Promise<void> {
+function webhooksDelivered(world: World): Promise<void> {
+  return pollDatabase(world, async (db) => (await count(db, "webhook_deliveries WHERE status = 'pending'")) === 0)
+}
+
+/** Until no anchor is pending and no relayer transaction waits in the pool (the monitors finish them), at most 60 s. */
+function settle(world: World): Promise<void> {
+  return pollDatabase(world, async (db) => {
+    const counts = await Promise.all(
+      world.relayers.flatMap((address) => [
+        world.chain.getTransactionCount({ address, blockTag: 'latest' }),
+        world.chain.getTransactionCount({ address, blockTag: 'pending' }),
+      ]),
+    )
+    const poolEmpty = counts.every((n, i) => i % 2 === 1 || n === counts[i + 1])
+    return (await count(db, "anchors WHERE status = 'pending'")) === 0 && poolEmpty
+  })
+}
+
+/** Asks `done` every second, with a connection to the service's database, until it says so or 60 s have passed. */
+async function pollDatabase(world: World, done: (db: pg.Client) => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 60_000
   const db = new pg.Client({ connectionString: world.databaseUrl })
   await db.connect()
   try {
-    while (Date.now() < deadline) {
-      const { rows } = await db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'",
-      )
-      if (rows[0]!.n === 0) return
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
-    }
+    while (Date.now() < deadline && !(await done(db))) await new Promise((resolve) => setTimeout(resolve, 1_000))
   } finally {
     await db.end()
   }
 }
 
-/** Until no anchor is pending and no relayer transaction waits in the pool (the monitors finish them), at most 60 s. */
-async function settle(world: World): Promise<void> {
-  const deadline = Date.now() + 60_000
-  const db = new pg.Client({ connectionString: world.databaseUrl })
-  await db.connect()
-  try {
-    while (Date.now() < deadline) {
-      const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM anchors WHERE status = 'pending'")
-      const counts = await Promise.all(
-        world.relayers.flatMap((address) => [
-          world.chain.getTransactionCount({ address, blockTag: 'latest' }),
-          world.chain.getTransactionCount({ address, blockTag: 'pending' }),
-        ]),
-      )
-      const poolEmpty = counts.every((count, i) => i % 2 === 1 || count === counts[i + 1])
-      if (rows[0]!.n === 0 && poolEmpty) return
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
-    }
-  } finally {
-    await db.end()
-  }
+async function count(db: pg.Client, fromWhere: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${fromWhere}`)
+  return rows[0]!.n
 }

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { documentAnchorsAbi } from '../../src/chain/document-anchors-artifact.ts'
 import { closedPort } from '../helpers/processes/closed-port.ts'
 import { DEMO_IMAGE } from './images.ts'
-import { podman, podmanEnv } from './podman.ts'
+import { podman, podmanEnv, waitFor } from './podman.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PROJECT = `anchorfleet${process.pid}`
@@ -26,16 +26,6 @@ const execFileAsync = promisify(execFile)
 interface Acknowledged {
   compositeHash: Hex
   txHash: Hex
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`)
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
-  }
 }
 
 describe('deploy/compose.yaml under podman-compose', () => {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SERVICE_IMAGE } from './images.ts'
-import { podman } from './podman.ts'
+import { podman, waitFor } from './podman.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const IMAGE = SERVICE_IMAGE
@@ -18,16 +18,6 @@ const ZERO_TX_HASH = `0x${'0'.repeat(64)}`
 const SHUTDOWN_TIMEOUT_MS = 10_000
 
 const execFileAsync = promisify(execFile)
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`)
-    await new Promise((resolve) => setTimeout(resolve, 500))
-  }
-}
 
 describe('the service image', () => {
   let base: string

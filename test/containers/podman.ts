@@ -1,4 +1,5 @@
-// podman for the container tests, configured by test/containers/containers.conf (runc, no default ulimits).
+// podman for the container tests, configured by test/containers/containers.conf (runc, no default ulimits), and the
+// wait their checks share.
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
@@ -23,4 +24,20 @@ export function podman(args: string[], options: { timeoutMs?: number } = {}): Pr
       },
     )
   })
+}
+
+/** Resolves with what `probe` gives once it gives something (a throw counts as nothing yet), asking every `everyMs`. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  everyMs = 500,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe().catch(() => undefined)
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`)
+    await new Promise((resolve) => setTimeout(resolve, everyMs))
+  }
 }
