@@ -69,11 +69,13 @@ describe('the service image', () => {
         'test -f node_modules/pkcs11js/build/Release/pkcs11.node && echo built: pkcs11js',
         'find /app ! -perm -o=r 2>/dev/null | head -3 | sed "s/^/unreadable: /"',
         'find / -xdev \\( -name "*.key" -o -name ".env" -o -name ".npmrc" -o -name "*.p12" \\) -not -path "*/node_modules/*" 2>/dev/null | sed "s/^/secret-like: /"',
+        // deploy/ stays out of the build context, and with it deploy/secrets/ (make-secrets.sh writes there).
+        'test -e /app/deploy/compose.yaml && echo "included: deploy/"',
         'echo user: $(id -u)',
       ].join('; '),
     ])
     const lines = listing.trim().split('\n')
-    expect(lines.filter((line) => /^(tool|module|secret-like|unreadable):/.test(line))).toEqual([])
+    expect(lines.filter((line) => /^(tool|module|secret-like|unreadable|included):/.test(line))).toEqual([])
     expect(lines).toEqual(expect.arrayContaining(['built: server', 'built: page', 'built: pkcs11js', 'user: 1000']))
   })
 
