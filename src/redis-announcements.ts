@@ -1,6 +1,7 @@
 // Announcements every instance sharing one Redis acts on at once: a session ended (each drops it from its cache of live
-// sessions) or a stored ciphertext erased (each forgets its cached verifications of that transaction). Best effort:
-// while Redis is away, each cache's own expiry still bounds how long an instance keeps what was announced.
+// sessions) or a stored ciphertext erased (each forgets its cached verifications of that transaction). While an
+// instance is not subscribed (Redis restarting, away) it hears nothing: `listening` says so, and `onListening` runs
+// each time it is subscribed again, so that a cache can drop what it may have missed meanwhile.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 
@@ -16,18 +17,26 @@ type Channel = (typeof CHANNELS)[keyof typeof CHANNELS]
 
 export class RedisAnnouncements {
   private readonly subscriber: Redis
+  private subscribed = false
 
-  /** `onMessage` receives every message any instance announced on `channel` (this one's own too). */
+  /**
+   * `onMessage` receives every message any instance announced on `channel` (this one's own too); `onListening` runs
+   * each time the subscription is made (again).
+   */
   constructor(
     private readonly redis: Redis,
     private readonly channel: Channel,
     onMessage: (message: string) => void,
     private readonly log: FastifyBaseLogger,
+    private readonly onListening: () => void = () => {},
   ) {
     // A subscribed connection can issue nothing else: a second one, subscribed whenever it (re)connects, also when
     // Redis was away at start.
     this.subscriber = redis.duplicate()
     this.subscriber.on('error', (error: Error) => log.warn({ err: error.message }, 'redis subscriber error'))
+    this.subscriber.on('close', () => {
+      this.subscribed = false
+    })
     this.subscriber.on('ready', () => void this.subscribe())
     this.subscriber.on('message', (from: string, message: string) => {
       if (from === channel) onMessage(message)
@@ -40,9 +49,16 @@ export class RedisAnnouncements {
     if (this.subscriber.status === 'ready') await this.subscribe()
   }
 
+  /** Whether announcements reach this instance now: subscribed, on a connection that is up. */
+  get listening(): boolean {
+    return this.subscribed && this.subscriber.status === 'ready'
+  }
+
   private async subscribe(): Promise<void> {
     try {
       await this.subscriber.subscribe(this.channel)
+      this.subscribed = true
+      this.onListening()
     } catch (error) {
       this.log.warn({ err: (error as Error).message, channel: this.channel }, 'not subscribed; other instances may lag')
     }

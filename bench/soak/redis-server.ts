@@ -8,6 +8,8 @@ export interface PrivateRedis {
   /** Stops it (its data is gone, as after a crash of a cache) and starts it again on the same port. */
   restart(): Promise<void>
   stop(): Promise<void>
+  /** After stop(): starts it again on the same port. */
+  start(): Promise<void>
 }
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {
@@ -28,6 +30,9 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       current = await start()
     },
     stop: () => current.stop(),
+    async start() {
+      current = await start()
+    },
   }
 }
 

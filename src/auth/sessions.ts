@@ -41,7 +41,9 @@ export function hashToken(token: string): string {
 /**
  * Answers "is this session live?" for every authenticated request. A live answer is cached for a few seconds so
  * protected routes cost no query per request; revocation through this checker evicts at once, on every instance when
- * they share a Redis (`shareRevocations`), else on this one at once and on others when their entry expires.
+ * they share a Redis (`shareRevocations`), else on this one at once and on others when their entry expires. With a
+ * shared Redis, the cache is trusted only while the revocations can reach it: while Redis is away every request asks
+ * the database, and the cache starts empty once it is back (a revocation announced meanwhile was not heard).
  */
 export class SessionChecker {
   private readonly live: LRUCache<string, true>
@@ -56,14 +58,21 @@ export class SessionChecker {
 
   /** With a Redis shared by several instances: a revocation on any of them evicts the session on all at once. */
   async shareRevocations(redis: Redis, log: FastifyBaseLogger): Promise<void> {
-    this.revocations = new RedisAnnouncements(redis, CHANNELS.sessionEnded, (key) => this.live.delete(key), log)
+    this.revocations = new RedisAnnouncements(
+      redis,
+      CHANNELS.sessionEnded,
+      (key) => this.live.delete(key),
+      log,
+      () => this.live.clear(),
+    )
     await this.revocations.start()
   }
 
   /** `active`, `ended` (revoked, expired, deleted) or `blocked` (the account is, by an operator). */
   async state(sessionId: string, userId: string, now = new Date()): Promise<'active' | 'ended' | 'blocked'> {
     const key = cacheKey(sessionId, userId)
-    if (this.live.get(key)) return 'active'
+    const trusted = this.revocations === undefined || this.revocations.listening
+    if (trusted && this.live.get(key)) return 'active'
     const [row] = await this.db
       .select({ blockedAt: users.blockedAt })
       .from(sessions)

@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startPrivateRedis } from '../../bench/soak/redis-server.ts'
 import { SessionChecker, startSession } from '../../src/auth/sessions.ts'
 import { sessions, users } from '../../src/db/schema.ts'
 import { connectRedis } from '../../src/redis-client.ts'
@@ -31,11 +32,11 @@ describe('session revocations across instances', () => {
   })
 
   /** One instance's checker, with a cache that would trust a live session for a minute. */
-  async function instance(shared: boolean): Promise<SessionChecker> {
+  async function instance(shared: boolean, redisUrl = REDIS_URL): Promise<SessionChecker> {
     const checker = new SessionChecker(database.handle.db, 60_000)
     checkers.push(checker)
     if (shared) {
-      const redis = await connectRedis(REDIS_URL, silent)
+      const redis = await connectRedis(redisUrl, silent)
       connections.push(redis)
       await checker.shareRevocations(redis, silent)
     }
@@ -55,6 +56,26 @@ describe('session revocations across instances', () => {
     expect(await a.state(sessionId, userId)).toBe('active')
     await b.revoke(sessionId, userId)
     await expect.poll(() => a.state(sessionId, userId), { timeout: 2_000, interval: 20 }).toBe('ended')
+  })
+
+  it('ends a session revoked while Redis restarts on an instance that cached it, at once and after', async () => {
+    const redis = await startPrivateRedis()
+    try {
+      const [a, b] = [await instance(true, redis.url), await instance(true, redis.url)]
+      const { sessionId, userId } = await newSession()
+      expect(await a.state(sessionId, userId)).toBe('active')
+      await redis.stop()
+      // Announced to no one: Redis is away. A, not listening, asks the database.
+      await b.revoke(sessionId, userId)
+      expect(await a.state(sessionId, userId)).toBe('ended')
+      await redis.start()
+      // Subscribed again: a session A cached before is asked again too, once.
+      const other = await newSession()
+      await expect.poll(() => a.state(other.sessionId, other.userId), { timeout: 5_000, interval: 50 }).toBe('active')
+      expect(await a.state(sessionId, userId)).toBe('ended')
+    } finally {
+      await redis.stop()
+    }
   })
 
   it('without a shared Redis, another instance trusts its cache until the entry expires', async () => {
