@@ -12,6 +12,8 @@ const run = promisify(execFile)
 const DIR = '/token/tsa'
 const MAX_QUERY_BYTES = 16 * 1024
 const crl = await readFile(join(DIR, 'ca.crl'))
+/** One `openssl ts -reply` at a time: each reads and rewrites the serial number's file. */
+let queue = Promise.resolve()
 
 createServer((request, response) => {
   const chunks = []
@@ -30,26 +32,38 @@ createServer((request, response) => {
       response.writeHead(405).end()
       return
     }
-    const work = await mkdtemp(join(tmpdir(), 'tsq-'))
+    const reply = () => timestampReply(Buffer.concat(chunks))
+    const answered = queue.then(reply, reply)
+    queue = answered.then(
+      () => {},
+      () => {},
+    )
     try {
-      await writeFile(join(work, 'q.tsq'), Buffer.concat(chunks))
-      await run('openssl', [
-        'ts',
-        '-reply',
-        '-config',
-        join(DIR, 'tsa.cnf'),
-        '-queryfile',
-        join(work, 'q.tsq'),
-        '-out',
-        join(work, 'r.tsr'),
-      ])
-      response
-        .writeHead(200, { 'content-type': 'application/timestamp-reply' })
-        .end(await readFile(join(work, 'r.tsr')))
+      const token = await answered
+      response.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(token)
     } catch {
       response.writeHead(400).end()
-    } finally {
-      await rm(work, { recursive: true, force: true })
     }
   })
 }).listen(8318, '0.0.0.0')
+
+async function timestampReply(query) {
+  const work = await mkdtemp(join(tmpdir(), 'tsq-'))
+  try {
+    await writeFile(join(work, 'q.tsq'), query)
+    const config = join(DIR, 'tsa.cnf')
+    await run('openssl', [
+      'ts',
+      '-reply',
+      '-config',
+      config,
+      '-queryfile',
+      join(work, 'q.tsq'),
+      '-out',
+      join(work, 'r.tsr'),
+    ])
+    return await readFile(join(work, 'r.tsr'))
+  } finally {
+    await rm(work, { recursive: true, force: true })
+  }
+}

@@ -11,8 +11,16 @@ call() {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) })
       .then((r) => r.json()).then((body) => console.log(body.result), () => process.exit(1))' "$rpc" "$@"
 }
-until call eth_chainId >/dev/null 2>&1; do sleep 1; done
-if [ "$(call eth_getCode "$CONTRACT_ADDRESS" latest)" != "0x" ]; then
+until call eth_chainId 2>/dev/null | grep -q '^0x'; do sleep 1; done
+code=$(call eth_getCode "$CONTRACT_ADDRESS" latest)
+case $code in
+0x*) ;;
+*)
+  echo "the chain did not answer eth_getCode: $code" >&2
+  exit 1
+  ;;
+esac
+if [ "$code" != "0x" ]; then
   echo "DocumentAnchors is at $CONTRACT_ADDRESS"
   exit 0
 fi

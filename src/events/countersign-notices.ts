@@ -1,8 +1,9 @@
 // Sends the e-mails of countersignatures to the accounts that opted in (users.notify_countersigned). Each is a row of
 // notice_emails, created with its `anchor.countersigned` event (the trigger on `events`), so none is lost by a crash
 // or invented by a reorg. Any instance sends what is due: a row is leased while it is sent, as a webhook delivery is,
-// so an instance that dies between the mail server's acceptance and the row's update leaves it to be sent again (the
-// one way an e-mail arrives twice). A mail server that refuses is tried again a few times, then given up.
+// and a round starts no send after a minute, so that no lease runs out under way; an instance that dies between the
+// mail server's acceptance and the row's update leaves it to be sent again (the one way an e-mail arrives twice). A
+// mail server that refuses is tried again a few times, then given up.
 import { txHashToBase64Url } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import type { Database } from '../db/database.ts'
@@ -10,10 +11,14 @@ import { rows } from '../db/sql-rows.ts'
 
 /** Minutes before each retry after a failed send; its length is how often a notice is tried again. */
 const RETRY_MINUTES = [1, 10, 60, 360]
-/** Notices sent in one round. */
+/** Sends a notice is given, the first included: one given up has made this many. */
+export const NOTICE_ATTEMPTS = RETRY_MINUTES.length + 1
+/** Notices taken in one round. */
 const BATCH = 20
-/** A lease outlasts the mail server's slowest answer (nodemailer gives up after 10 minutes at worst). */
-const LEASE_MS = 15 * 60 * 1000
+/** No send starts later than this into its round: the notices not reached go back, so that none outlives its lease. */
+const ROUND_MS = 60_000
+/** A lease outlasts its round's last send, however slow the mail server (nodemailer gives up within 10 minutes). */
+const LEASE_MS = ROUND_MS + 15 * 60 * 1000
 
 export interface NoticeLogger {
   warn(object: object, message: string): void
@@ -36,6 +41,8 @@ interface DueNotice {
 }
 
 export class CountersignNotices {
+  private stopped = false
+
   constructor(
     private readonly db: Database,
     private readonly send: SendNotice,
@@ -44,14 +51,37 @@ export class CountersignNotices {
     private readonly log: NoticeLogger,
   ) {}
 
-  /** Sends every notice due now, a round at a time; how many it sent. */
+  /** Sends every notice due now, a round at a time, until stopped; how many it sent. */
   async tick(): Promise<number> {
     let sent = 0
-    for (;;) {
+    while (!this.stopped) {
       const due = await this.claim()
-      if (due.length === 0) return sent
-      for (const notice of due) if (await this.deliver(notice)) sent += 1
+      if (due.length === 0) break
+      const started = performance.now()
+      for (const [index, notice] of due.entries()) {
+        if (this.stopped || performance.now() - started > ROUND_MS) {
+          await this.release(due.slice(index))
+          return sent
+        }
+        if (await this.deliver(notice)) sent += 1
+      }
     }
+    return sent
+  }
+
+  /** Ends the round under way after its current send (the app closing). */
+  stop(): void {
+    this.stopped = true
+  }
+
+  /** Hands notices not reached back, for the next round of any instance. */
+  private async release(notices: DueNotice[]): Promise<void> {
+    if (notices.length === 0) return
+    const seqs = sql.join(
+      notices.map((notice) => sql`${notice.eventSeq}`),
+      sql`, `,
+    )
+    await this.db.execute(sql`UPDATE notice_emails SET leased_until = NULL WHERE event_seq IN (${seqs})`)
   }
 
   /** Up to BATCH due notices, leased; of two instances choosing the same one, one takes it (SKIP LOCKED). */
@@ -60,7 +90,7 @@ export class CountersignNotices {
       this.db,
       sql`WITH due AS (
             SELECT event_seq FROM notice_emails
-            WHERE sent_at IS NULL AND attempts <= ${RETRY_MINUTES.length} AND next_attempt_at <= now()
+            WHERE sent_at IS NULL AND attempts < ${NOTICE_ATTEMPTS} AND next_attempt_at <= now()
               AND (leased_until IS NULL OR leased_until < now())
             ORDER BY next_attempt_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED
           ),

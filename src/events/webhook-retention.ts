@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm'
 import type { Database } from '../db/database.ts'
 import { rows } from '../db/sql-rows.ts'
+import { NOTICE_ATTEMPTS } from './countersign-notices.ts'
 
 const BATCH = 5_000
 
@@ -40,7 +41,7 @@ export async function pruneWebhookLog(db: Database, retentionDays: number): Prom
     notices: await drain(
       () => sql`DELETE FROM notice_emails WHERE event_seq IN (
                   SELECT n.event_seq FROM notice_emails n JOIN events e ON e.seq = n.event_seq
-                  WHERE (n.sent_at IS NOT NULL OR n.next_attempt_at < ${cutoff}) AND e.created_at < ${cutoff}
+                  WHERE (n.sent_at IS NOT NULL OR n.attempts >= ${NOTICE_ATTEMPTS}) AND e.created_at < ${cutoff}
                   LIMIT ${BATCH})
                 RETURNING event_seq`,
     ),

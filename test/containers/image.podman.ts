@@ -70,7 +70,8 @@ describe('the service image', () => {
         'find /app ! -perm -o=r 2>/dev/null | head -3 | sed "s/^/unreadable: /"',
         'find / -xdev \\( -name "*.key" -o -name ".env" -o -name ".npmrc" -o -name "*.p12" \\) -not -path "*/node_modules/*" 2>/dev/null | sed "s/^/secret-like: /"',
         // deploy/ stays out of the build context, and with it deploy/secrets/ (make-secrets.sh writes there).
-        'test -e /app/deploy/compose.yaml && echo "included: deploy/"',
+        'find /app/deploy -type f ! -name whole-second-mtimes.mjs | sed "s/^/included: /"',
+        'find /app -maxdepth 1 \\( -name "*.env" -o -name "*.pem" -o -name "*.pdf" -o -name "docs" -o -name "test" \\) | sed "s/^/included: /"',
         'echo user: $(id -u)',
       ].join('; '),
     ])

@@ -5,6 +5,7 @@
 import { txHashToBase64Url } from '@docanchor/client'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pruneWebhookLog } from '../../src/events/webhook-retention.ts'
 import { type SmtpInbox, startSmtpInbox } from '../auth/smtp-inbox.ts'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../helpers/app.ts'
 import { newBody, query, relayMined } from '../relay/relay-helpers.ts'
@@ -119,5 +120,27 @@ describe('the countersignature e-mail', () => {
     expect(await t.app.countersignNotices.tick()).toBe(1)
     expect(await noticesOf(t, carol)).toEqual([{ attempts: 2, sent: true, due_later: false }])
     expect(mailsTo(carol)).toHaveLength(1)
+  })
+
+  it('is kept WEBHOOK_LOG_RETENTION_DAYS once sent or given up, and never pruned while it is still to be sent', async () => {
+    const [sent, waiting] = [await signInTestUser(t), await signInTestUser(t)]
+    for (const user of [sent, waiting]) await setNotifications(t, user, { countersigned: true })
+    await countersigned(t, sent, bob)
+    expect(await t.app.countersignNotices.tick()).toBe(1)
+    inbox.refusing = true
+    try {
+      await countersigned(t, waiting, bob)
+      await t.app.countersignNotices.tick()
+    } finally {
+      inbox.refusing = false
+    }
+    const db = t.database.handle.db
+    await db.execute(
+      sql`UPDATE events SET created_at = now() - interval '31 days'
+          WHERE seq IN (SELECT event_seq FROM notice_emails WHERE user_id IN (${sent.id}, ${waiting.id}))`,
+    )
+    await pruneWebhookLog(db, t.config.webhooks.logRetentionDays)
+    expect(await noticesOf(t, sent)).toEqual([])
+    expect(await noticesOf(t, waiting)).toEqual([{ attempts: 1, sent: false, due_later: true }])
   })
 })

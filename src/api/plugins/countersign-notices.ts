@@ -40,6 +40,7 @@ export const countersignNoticesPlugin = fp(
     app.addHook('onClose', async () => {
       closed = true
       clearTimeout(timer)
+      notices.stop()
       await round
     })
   },

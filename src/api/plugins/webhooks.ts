@@ -14,6 +14,7 @@ declare module 'fastify' {
   }
 }
 
+const PRUNE_FIRST_AFTER_MS = 60 * 1000
 const PRUNE_EVERY_MS = 60 * 60 * 1000
 
 const REASONS = {
@@ -49,12 +50,17 @@ export const webhooksPlugin = fp(
     app.addHook('onReady', async () => {
       dispatcher.start()
       if (config.webhooks.dispatchIntervalMs > 0) {
-        pruning = setInterval(prune, PRUNE_EVERY_MS)
+        // A minute after start, then hourly: an instance restarted more often than hourly still prunes.
+        pruning = setTimeout(function again() {
+          prune()
+          pruning = setTimeout(again, PRUNE_EVERY_MS)
+          pruning.unref()
+        }, PRUNE_FIRST_AFTER_MS)
         pruning.unref()
       }
     })
     app.addHook('onClose', async () => {
-      clearInterval(pruning)
+      clearTimeout(pruning)
       await Promise.all([dispatcher.stop(), pruned])
     })
   },
