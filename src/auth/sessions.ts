@@ -68,11 +68,15 @@ export class SessionChecker {
     await this.revocations.start()
   }
 
+  /** Whether revocations announced by other instances reach this one now (always, with no shared Redis to hear). */
+  get hearsRevocations(): boolean {
+    return this.revocations === undefined || this.revocations.listening
+  }
+
   /** `active`, `ended` (revoked, expired, deleted) or `blocked` (the account is, by an operator). */
   async state(sessionId: string, userId: string, now = new Date()): Promise<'active' | 'ended' | 'blocked'> {
     const key = cacheKey(sessionId, userId)
-    const trusted = this.revocations === undefined || this.revocations.listening
-    if (trusted && this.live.get(key)) return 'active'
+    if (this.hearsRevocations && this.live.get(key)) return 'active'
     const [row] = await this.db
       .select({ blockedAt: users.blockedAt })
       .from(sessions)
