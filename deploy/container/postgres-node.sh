@@ -53,8 +53,8 @@ if [ ! -e "$data/standby.signal" ]; then
   other_is_primary=$(PGPASSWORD=$(cat /run/secrets/replication_password) PGCONNECT_TIMEOUT=3 \
     psql -h "$peer" -U replicator -d postgres -tAc 'SELECT NOT pg_is_in_recovery()' 2>/dev/null || true)
   if [ "$other_is_primary" = t ]; then
-    echo "postgres-node.sh: $peer is the primary now; this node does not start as a second one. Rebuild it as the" \
-      "standby: remove its volume and start it with the standby role." >&2
+    echo "postgres-node.sh: $peer is the primary now; this node does not start as a second one. Make it $peer's" \
+      "standby: empty its volume, pg_basebackup -R from $peer into it, start it." >&2
     exit 1
   fi
 fi

@@ -1,8 +1,9 @@
 // deploy/compose.yaml under a real engine (podman-compose on podman and runc), from a copy of deploy/ with secrets of
 // its own, as docs/operations.md says to start it: the fleet comes up, a signer signs in (the code from the mail
-// catcher) and relays through HAProxy, verifications answer; then an instance is killed, and the PostgreSQL primary
-// is killed and its standby promoted, while relays go on; at the end every acknowledged anchor is on chain exactly
-// once, under the transaction hash the service answered.
+// catcher) and relays through HAProxy, verifications answer; then an instance is killed, one is replaced as an upgrade
+// does, and the PostgreSQL primary is killed, its standby promoted and the old primary started again (it refuses to be
+// a second one), while relays go on; at the end every acknowledged anchor is on chain exactly once, under the
+// transaction hash the service answered.
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cp, mkdtemp, rm } from 'node:fs/promises'
@@ -217,6 +218,18 @@ describe('deploy/compose.yaml under podman-compose', () => {
       ...['pg_ctl', 'promote', '-w', '-D', '/var/lib/postgresql/data'],
     ])
     for (let i = 0; i < 6; i++) await verified(await relay())
+    // The old primary started again by mistake does not become a second primary: it stops, and the fleet goes on.
+    await podman(['start', container('postgres-primary')])
+    await waitFor(
+      'the old primary refusing to start as a second one',
+      async () =>
+        (await podman(['inspect', '--format', '{{.State.Status}}', container('postgres-primary')])).trim() === 'exited'
+          ? true
+          : undefined,
+      30_000,
+    )
+    expect(await podman(['logs', container('postgres-primary')])).toContain('is the primary now')
+    await verified(await relay())
   })
 
   it('has every acknowledged anchor on chain exactly once, under the hash the service answered', async () => {
@@ -231,6 +244,6 @@ describe('deploy/compose.yaml under podman-compose', () => {
       const onChain = logs.filter((log) => log.args.compositeHash === anchor.compositeHash)
       expect(onChain.map((log) => log.transactionHash)).toEqual([anchor.txHash])
     }
-    expect(acknowledged).toHaveLength(13)
+    expect(acknowledged).toHaveLength(14)
   })
 })
