@@ -10,6 +10,7 @@ import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '
 import { newBody, postRelay } from '../../../test/relay/relay-helpers.ts'
 import { saveStoredLogin, tokenFile } from '../src/token-store.ts'
 import { runAnchor } from './helpers/run-anchor.ts'
+import { runAnchorInTerminal } from './helpers/run-in-terminal.ts'
 
 let t: TestApp
 let url: string
@@ -79,6 +80,14 @@ describe('anchor account notifications', () => {
     expect((await account(['export', '--countersigned', 'on'])).code).toBe(2)
     const off = await account(['notifications', '--countersigned', 'off'])
     expect(off.stdout).toBe(shown.stdout)
+  })
+
+  it('turns the e-mail on in a terminal, as a person types it, and ends by itself', async () => {
+    const env = { ANCHOR_URL: url, XDG_CONFIG_HOME: join(dir, 'config') }
+    const { code, output } = await runAnchorInTerminal(['account', 'notifications', '--countersigned', 'on'], env)
+    expect(code).toBe(0)
+    expect(output).toContain(`An e-mail goes to ${user.email} when someone signs a document after you.`)
+    expect((await account(['notifications', '--countersigned', 'off'])).code).toBe(0)
   })
 })
 

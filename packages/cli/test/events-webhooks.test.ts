@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type SignedInUser, signInTestUser, type TestApp } from '../../../test/helpers/app.ts'
 import { newBody, relayMined } from '../../../test/relay/relay-helpers.ts'
 import { runAnchor } from './helpers/run-anchor.ts'
+import { runAnchorInTerminal } from './helpers/run-in-terminal.ts'
 
 const ANCHOR = fileURLToPath(new URL('../bin/anchor.js', import.meta.url))
 
@@ -95,31 +96,14 @@ describe('anchor events', () => {
 
 describe('in a terminal', () => {
   it('`anchor events` and `anchor webhooks list` print and exit by themselves', async () => {
-    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
     for (const argv of [['events'], ['webhooks', 'list']]) {
-      const command = [process.execPath, ANCHOR, ...argv].map(quote).join(' ')
-      const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
-        env: {
-          ...process.env,
-          TERM: 'dumb',
-          ANCHOR_URL: url,
-          ANCHOR_TOKEN: user.token,
-          XDG_CONFIG_HOME: '/nonexistent',
-        },
-        stdio: ['pipe', 'pipe', 'pipe'],
+      const { code, output } = await runAnchorInTerminal(argv, {
+        ANCHOR_URL: url,
+        ANCHOR_TOKEN: user.token,
+        XDG_CONFIG_HOME: '/nonexistent',
       })
-      let output = ''
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString()
-      })
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-      const still = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 30_000))
-      try {
-        expect({ argv, code: await Promise.race([exited, still]) }).toEqual({ argv, code: 0 })
-        expect(output).toContain(argv[0] === 'events' ? made[0] : 'webhooks')
-      } finally {
-        child.kill('SIGKILL')
-      }
+      expect({ argv, code }).toEqual({ argv, code: 0 })
+      expect(output).toContain(argv[0] === 'events' ? made[0] : 'webhooks')
     }
   })
 })
